@@ -1,0 +1,33 @@
+/** The agent vendors the companion adapts. Per-vendor behaviour lives in main/core/hooks/vendors/. */
+
+export const VENDORS = ['claude-code', 'codex', 'qwen-code', 'vscode', 'hermes'] as const;
+export type VendorId = (typeof VENDORS)[number];
+
+export const VENDOR_NAMES: Readonly<Record<VendorId, string>> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex CLI',
+  'qwen-code': 'Qwen Code',
+  vscode: 'VS Code agent',
+  hermes: 'Hermes',
+};
+
+/** Narrowing check for untrusted input (URL segments, CLI arguments). */
+export const isVendorId = (value: unknown): value is VendorId =>
+  typeof value === 'string' && (VENDORS as readonly string[]).includes(value);
+
+/** The steering verb of a vendor (design record: one shape, vendor-scoped). */
+export const instructType = (vendor: VendorId): string => `x.${vendor}.control.instruct`;
+
+/** What the console shows about steering for one vendor, served by /api/vendors. */
+export interface VendorProfile {
+  readonly id: VendorId;
+  readonly name: string;
+  /** Hook moments whose reply carries steering (those the runtime is known to read). */
+  readonly deliveryMoments: readonly string[];
+  /** Maximum characters of context per reply, or null when the vendor documents none. */
+  readonly contextCap: number | null;
+  /** The hook moment that ends a session, or null when the vendor has none (idle expiry applies). */
+  readonly sessionEndMoment: string | null;
+  /** Whether the vendor has an answerable permission moment. */
+  readonly permissionMoments: readonly string[];
+}

@@ -1,0 +1,2 @@
+/** Preload bootstrap (placeholder). */
+export {};
