@@ -37,6 +37,8 @@ export interface InstallOptions {
   readonly project?: string;
   readonly instruct: boolean;
   readonly permissions: boolean;
+  /** How hooks reach the daemon: native HTTP hooks (Claude Code, Qwen Code) or the command launcher; default per vendor. */
+  readonly transport?: 'http' | 'command';
 }
 
 export interface VendorDetection {
@@ -84,6 +86,8 @@ export interface ApiContract {
   'GET /api/sessions': { req: void; res: readonly SessionSummary[] };
   'GET /api/instructions': { req: { session?: string }; res: readonly InstructionRecord[] };
   'GET /api/audit': { req: AuditQuery; res: AuditPage };
+  /** The matching audit rows as a file: JSON Lines or CSV (newest first). */
+  'GET /api/audit/export': { req: Omit<AuditQuery, 'limit'> & { format: 'jsonl' | 'csv' }; res: string };
   'POST /api/tokens/rotate': { req: { which: 'operator' | 'hook' }; res: { which: 'operator' | 'hook'; token: string } };
   'GET /api/installer/detect': { req: void; res: readonly VendorDetection[] };
   'POST /api/installer/plan': { req: InstallOptions; res: InstallPlan };

@@ -1,3 +1,61 @@
+/** Console entry: resolve the daemon and token, start the store, render. */
 import { createRoot } from 'react-dom/client';
+import { StrictMode } from 'react';
+import { createApiClient } from './api/api-client';
+import { bridge, resolveConnection, storeToken } from './api/connection-info';
+import { ConsoleStore } from './model/console-store';
+import { App } from './shell/App';
+import { ConsoleContext, type ConsoleServices } from './shell/console-context';
+import { applyTheme, cachedTheme } from './shell/theme';
+import './styles/tokens.css';
+import './styles/base.css';
+import './styles/shell.css';
+import './styles/views.css';
 
-createRoot(document.getElementById('root')!).render(<h1>AEP Companion</h1>);
+applyTheme(cachedTheme());
+
+async function boot(): Promise<void> {
+  const connection = await resolveConnection();
+  let token = connection.token;
+  const api = createApiClient(connection.baseUrl, () => token);
+  const store = new ConsoleStore({
+    baseUrl: connection.baseUrl,
+    api,
+    token: () => token,
+    onAttention: (event) => {
+      // A desktop notification for requests that arrive now, when the window is not in front.
+      const b = bridge();
+      if (!b || document.hasFocus() || Date.now() - Date.parse(event.time) > 30_000) return;
+      void b['notify:show']({ title: 'An agent needs your attention', body: String(event.data?.prompt ?? event.agent), route: '#/inbox' });
+    },
+  });
+  const services: ConsoleServices = {
+    store,
+    api,
+    connection,
+    token: () => token,
+    adoptToken: (next) => {
+      token = next;
+      if (connection.mode === 'browser') storeToken(next);
+      store.socket.drop();
+    },
+  };
+  if (token) {
+    store.start();
+    void api('GET /api/settings', undefined).then((r) => {
+      if (r.ok) applyTheme(r.value['ui.theme']);
+    });
+  }
+  // Test and benchmark handle: the store is the console's public state, nothing secret.
+  (window as unknown as { aepConsole?: ConsoleStore }).aepConsole = store;
+  window.addEventListener('beforeunload', () => store.stop());
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <ConsoleContext.Provider value={services}>
+        <App />
+      </ConsoleContext.Provider>
+    </StrictMode>,
+  );
+}
+
+void boot();

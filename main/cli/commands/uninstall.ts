@@ -1,5 +1,51 @@
-/** `aep-companion uninstall` (placeholder until its issue lands). */
-export async function run(_args: string[]): Promise<number> {
-  process.stderr.write('aep-companion uninstall: not available yet\n');
-  return 1;
+/**
+ * `aep-companion uninstall --vendor <v> [--scope user|project] [--project DIR] [--dry-run]
+ * [--data-dir DIR]`: removes exactly our hook entries (from the manifest) and nothing else.
+ */
+import { VENDORS } from '../../../common/vendors';
+import { parseArgs, resolveDataDir } from '../locate-daemon';
+import { installerEnvFromProcess, parseTarget, printPlan, withAudit } from './install';
+
+const USAGE = `usage: aep-companion uninstall --vendor <${VENDORS.join('|')}> [--scope user|project] [--project DIR] [--dry-run] [--data-dir DIR]\n`;
+const KNOWN = new Set(['vendor', 'scope', 'project', 'dry-run', 'data-dir', 'help']);
+
+/** Runs `uninstall`. */
+export async function run(args: string[]): Promise<number> {
+  const { positionals, options } = parseArgs(args, ['vendor', 'scope', 'project', 'data-dir']);
+  if (options.has('help')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
+  if (unknown !== undefined || positionals.length > 0) {
+    process.stderr.write(`aep-companion uninstall: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`);
+    return 2;
+  }
+  const target = parseTarget(options, 'uninstall');
+  if (typeof target === 'string') {
+    process.stderr.write(`${target}\n${USAGE}`);
+    return 2;
+  }
+  const dataDirFlag = options.get('data-dir');
+  const baseEnv = installerEnvFromProcess(resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined));
+  const { planUninstall, uninstall } = await import('../../core/installer');
+  const plan = await planUninstall(target, baseEnv);
+  if (!plan.ok) {
+    process.stderr.write(`aep-companion uninstall: ${plan.error.message}\n`);
+    return 1;
+  }
+  printPlan(plan.value, baseEnv, options.has('dry-run') ? 'Would remove' : 'Removing');
+  if (options.has('dry-run') || plan.value.changes.length === 0) return 0;
+  const { env, close } = await withAudit(baseEnv);
+  try {
+    const done = await uninstall(target, env);
+    if (!done.ok) {
+      process.stderr.write(`aep-companion uninstall: ${done.error.message}\n`);
+      return 1;
+    }
+    process.stdout.write(`\nremoved: ${done.value.changes.length} file(s) changed\n`);
+    return 0;
+  } finally {
+    close();
+  }
 }

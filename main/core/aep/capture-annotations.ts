@@ -1,0 +1,42 @@
+/** Per-field `x-aep-capture` annotations (AEP-0002 §5.1), read once from the payload schemas into a lookup tree. */
+import type { Capture } from '../../../common/aep/envelope';
+import { TYPE_SCHEMAS } from './type-schemas';
+
+/** The minimum capture level of one payload position, with its annotated members and array items. */
+export interface CaptureNode {
+  readonly level: Capture;
+  readonly props?: ReadonlyMap<string, CaptureNode>;
+  readonly items?: CaptureNode;
+}
+
+interface SchemaLike {
+  readonly 'x-aep-capture'?: Capture;
+  readonly properties?: Readonly<Record<string, SchemaLike>>;
+  readonly items?: SchemaLike | boolean;
+}
+
+/** Builds the node for a schema position; an unannotated field defaults to `metadata` (§5.1 rule 4). */
+export function captureNode(schema: SchemaLike, fallback: Capture = 'metadata'): CaptureNode {
+  const level = schema['x-aep-capture'] ?? fallback;
+  const props = schema.properties
+    ? new Map(Object.entries(schema.properties).map(([k, s]) => [k, captureNode(s)] as const))
+    : undefined;
+  const items = typeof schema.items === 'object' ? captureNode(schema.items) : undefined;
+  return { level, ...(props && { props }), ...(items && { items }) };
+}
+
+let byType: Map<string, CaptureNode> | undefined;
+
+/** The annotation tree of a registered type's payload, or undefined for types without a schema (vendor types). */
+export function captureAnnotations(type: string): CaptureNode | undefined {
+  byType ??= new Map(
+    Object.entries(TYPE_SCHEMAS).map(([t, s]) => [t, captureNode(s as SchemaLike)] as const),
+  );
+  return byType.get(type);
+}
+
+/** Builds a flat annotation tree for a vendor type's payload from field → level, for adapters that know it. */
+export const flatAnnotations = (levels: Readonly<Record<string, Capture>>): CaptureNode => ({
+  level: 'metadata',
+  props: new Map(Object.entries(levels).map(([k, level]) => [k, { level }] as const)),
+});

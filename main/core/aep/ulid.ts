@@ -1,0 +1,58 @@
+/** Monotonic ULIDs (48-bit millisecond time + 80-bit randomness, Crockford base32), without a dependency. */
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const MAX_TIME = 2 ** 48 - 1;
+
+/** A ULID generator whose ids strictly increase, even within one millisecond or when the clock steps back. */
+export function createUlid(
+  now: () => number = Date.now,
+  random: (n: number) => Uint8Array = randomBytes,
+): () => string {
+  let lastTime = -1;
+  // The 80 random bits as 16 base32 digits (5 bits each), so a same-millisecond increment is digit arithmetic.
+  const digits = new Uint8Array(16);
+  return () => {
+    const t = Math.max(Math.floor(now()), lastTime);
+    if (!(t >= 0 && t <= MAX_TIME)) throw new Error(`ulid: time ${t} is outside the 48-bit range`);
+    if (t === lastTime) {
+      increment(digits);
+    } else {
+      const bytes = random(10);
+      for (let i = 0; i < 16; i++) digits[i] = readBits(bytes, i * 5);
+      lastTime = t;
+    }
+    let out = '';
+    let time = t;
+    for (let i = 0; i < 10; i++) {
+      out = ALPHABET[time % 32] + out;
+      time = Math.floor(time / 32);
+    }
+    for (let i = 0; i < 16; i++) out += ALPHABET[digits[i]];
+    return out;
+  };
+}
+
+/** Adds one to the random part; overflow (2^80 ids in one millisecond) is a bug, never a repeated id. */
+function increment(digits: Uint8Array): void {
+  for (let i = 15; i >= 0; i--) {
+    if (digits[i] < 31) {
+      digits[i]++;
+      return;
+    }
+    digits[i] = 0;
+  }
+  throw new Error('ulid: random component overflowed within one millisecond');
+}
+
+function readBits(bytes: Uint8Array, bitOffset: number): number {
+  let value = 0;
+  for (let b = 0; b < 5; b++) {
+    const bit = bitOffset + b;
+    value = (value << 1) | ((bytes[bit >> 3] >> (7 - (bit & 7))) & 1);
+  }
+  return value;
+}
+
+/** Returns a new monotonic ULID (process-wide generator). */
+export const ulid: () => string = createUlid();

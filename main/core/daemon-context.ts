@@ -1,0 +1,49 @@
+/**
+ * What a feature (hooks, steering, installer API, …) receives when the daemon starts it: the
+ * store and its repositories, the relay, the route table, the /api registry, the logger and the
+ * paths and tokens of this daemon. Features return a disposer the daemon calls on close.
+ */
+import type { Database } from 'better-sqlite3';
+import type { VendorId } from '../../common/vendors';
+import type { ApiHandlers } from './api/index';
+import type { Logger } from './logger';
+import type { Relay } from './relay/relay';
+import type { Disposer, Route } from './server/route-table';
+import type { AuditLog } from './store/audit-log';
+import type { EventStore } from './store/event-store';
+import type { SettingsRepo } from './store/settings-repo';
+
+export type { Disposer } from './server/route-table';
+
+/** The shared state and registries of one running daemon. */
+export interface DaemonContext {
+  /** The data directory (database, tokens, daemon.json). */
+  readonly dataDir: string;
+  /** The daemon's base URL, e.g. http://127.0.0.1:8787. */
+  readonly url: string;
+  readonly port: number;
+  /** The product version reported by /api/status. */
+  readonly version: string;
+  /** ISO time the daemon started. */
+  readonly startedAt: string;
+  readonly db: Database;
+  readonly eventStore: EventStore;
+  readonly settings: SettingsRepo;
+  readonly audit: AuditLog;
+  readonly relay: Relay;
+  /** The route table of the listener (Host/Origin/token checks run before every handler). */
+  readonly routes: { register(route: Route): Disposer };
+  /** The /api router: register typed handlers for routes of common/api.ts. */
+  readonly api: { register(handlers: ApiHandlers): Disposer };
+  /** The daemon's logger (modules still create their own scoped one). */
+  readonly logger: Logger;
+  /** The current tokens (live: a rotation is visible at once). */
+  readonly tokens: { readonly operator: string; readonly hook: string };
+  /** Records that a vendor hook was seen (shown by /api/status). */
+  reportHook(vendor: VendorId, time?: string): void;
+  /** Last hook time per vendor. */
+  lastHooks(): Partial<Record<VendorId, string>>;
+}
+
+/** A feature: started with the daemon, disposed (in reverse order) when it closes. */
+export type Feature = (ctx: DaemonContext) => Disposer | Promise<Disposer>;

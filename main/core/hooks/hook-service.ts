@@ -1,0 +1,121 @@
+/**
+ * One hook call, end to end: parse the vendor payload, track the session, map and emit the AEP
+ * events, then build the reply: a held permission decision, steering for an eligible moment, or
+ * nothing. An internal error never blocks the agent: it is logged and audited, and the reply is empty.
+ */
+import type { VendorId } from '../../../common/vendors';
+import type { Logger } from '../logger';
+import type { SteeringEngine } from '../steering/steering-engine';
+import type { PermissionLoop } from '../steering/permission-loop';
+import type { AuditSink } from '../steering/steering-types';
+import type { SessionTracker } from './session-tracker';
+import { sessionSource, type VendorEmitter } from './vendor-emitter';
+import type { HookReply, MappingContext, VendorAdapter } from './vendors/types';
+
+/** The opt-ins a hook call carries (query `instruct=1`, `permissions=1`). */
+export interface HookOptIns {
+  readonly instruct: boolean;
+  readonly permissions: boolean;
+}
+
+/** What the HTTP layer sends back: the vendor reply, or a 400 for a payload that is not a hook call. */
+export type HookOutcome =
+  | { readonly status: 200; readonly body: HookReply }
+  | { readonly status: 400; readonly body: { readonly error: 'invalid-payload'; readonly detail: string } };
+
+/** What the service is built from. */
+export interface HookServiceDeps {
+  readonly tracker: SessionTracker;
+  readonly engine: SteeringEngine;
+  readonly permissions: PermissionLoop;
+  readonly emitter: (vendor: VendorId) => VendorEmitter;
+  readonly adapter: (vendor: VendorId) => VendorAdapter;
+  /** The mapping context for a call (capture policy, redaction, run ids), given whether its permission loop is on. */
+  readonly mappingContext: (permissionLoop: boolean) => MappingContext;
+  readonly audit: AuditSink;
+  readonly logger: Logger;
+}
+
+/** Handles hook calls for every vendor. */
+export class HookService {
+  constructor(private readonly deps: HookServiceDeps) {}
+
+  /** Handles one hook call and resolves with the reply for the vendor; `signal` aborts when the vendor hangs up. */
+  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, signal?: AbortSignal): Promise<HookOutcome> {
+    const adapter = this.deps.adapter(vendor);
+    const parsed = adapter.parse(payload);
+    if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
+    const call = parsed.value;
+    const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
+    try {
+      const { tracker, engine, permissions } = this.deps;
+      const emitter = this.deps.emitter(vendor);
+      const profile = adapter.profile;
+      let row = tracker.sighted({
+        vendor,
+        session: call.session,
+        moment: call.moment,
+        cwd: call.cwd ?? null,
+        instruct: optIns.instruct,
+        permissions: optIns.permissions,
+      });
+      const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
+      const context = this.deps.mappingContext(loopOn);
+      const outcome = adapter.map(call, emitter.mappingState(call.session), context);
+      emitter.setMappingState(call.session, outcome.state);
+      if (row.state === 'ended' && outcome.events.some((e) => e.type === 'session.started')) row = tracker.revived(row);
+
+      const ends = adapter.endsSession(call);
+      // Drops are settled before the end is emitted, so they precede `session.ended` on the stream.
+      if (ends) {
+        permissions.dismissSession(vendor, call.session);
+        engine.sessionEnded(vendor, call.session);
+      }
+      const events = emitter.stampMapped(call.session, outcome.events);
+      this.sendLogged(emitter, events, vendor, call.session);
+      if (ends) {
+        tracker.ended(vendor, call.session);
+        return empty;
+      }
+
+      if (adapter.isHeld(call)) {
+        const request = events.find((e) => e.type === 'attention.requested');
+        if (!loopOn || !request || !profile.permissionMoments.includes(call.moment) || row.state === 'ended') return empty;
+        return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, signal) };
+      }
+
+      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call)) {
+        const text = engine.deliver(vendor, call.session, call.moment);
+        if (text !== null) {
+          const reply = adapter.steeringReply(call, text);
+          if (reply.ok) return { status: 200, body: reply.value };
+          this.deps.logger.error('steering reply could not be built after delivery', { vendor, moment: call.moment, error: reply.error.message });
+        }
+      }
+      return empty;
+    } catch (error) {
+      this.failed(vendor, call.session, call.moment, error);
+      return empty;
+    }
+  }
+
+  /** Logs and audits an internal failure; the caller still answers the vendor. */
+  failed(vendor: VendorId, session: string | null, moment: string | null, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.deps.logger.error('hook handling failed', { vendor, session, moment, error: message });
+    this.deps.audit({
+      actor: vendor,
+      surface: 'hook',
+      action: 'hook.error',
+      session,
+      commandId: null,
+      outcome: 'error',
+      detail: { moment, error: message },
+    });
+  }
+
+  private sendLogged(emitter: VendorEmitter, events: Parameters<VendorEmitter['send']>[0], vendor: VendorId, session: string): void {
+    // Not awaited: the reply must not wait for the commit; the link keeps the order of sends.
+    emitter.send(events).catch((error: unknown) => this.failed(vendor, session, null, error));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The hooks feature: one in-process emitter per vendor, the hook routes, session tracking, the
+ * steering engine with its kill switch, the permission loop, and the steering-related /api routes.
+ */
+import { VENDORS, type VendorId } from '../../../common/vendors';
+import { redact } from '../aep/redact';
+import { ulid } from '../aep/ulid';
+import { instructionsApi } from '../api/instructions-api';
+import { sessionsApi } from '../api/sessions-api';
+import { steeringApi } from '../api/steering-api';
+import { vendorsApi } from '../api/vendors-api';
+import type { DaemonContext, Disposer, Feature } from '../daemon-context';
+import { createLogger } from '../logger';
+import { EpochsRepo } from '../store/epochs-repo';
+import { SessionsRepo } from '../store/sessions-repo';
+import { SteeringRepo } from '../store/steering-repo';
+import { auditSink } from '../steering/audit-sink';
+import { ControlAcks } from '../steering/control-acks';
+import { KillSwitch } from '../steering/kill-switch';
+import { PermissionLoop, realScheduler, type Scheduler } from '../steering/permission-loop';
+import { SteeringEngine } from '../steering/steering-engine';
+import type { Clock } from '../steering/steering-types';
+import { commandRouter } from './command-router';
+import { hookRoute } from './hook-routes';
+import { HookService } from './hook-service';
+import { SessionTracker } from './session-tracker';
+import { VendorEmitter } from './vendor-emitter';
+import { vendorAdapter } from './vendors/index';
+import type { MappingContext } from './vendors/types';
+
+/** The instance name our emitters declare (agent = the vendor id). */
+export const EMITTER_INSTANCE = 'aep-companion';
+
+/** Test seams; the daemon uses the defaults. */
+export interface HooksFeatureOptions {
+  readonly clock?: Clock;
+  readonly schedule?: Scheduler;
+  /** How often idle sessions are swept (default: a quarter of the idle expiry, at most a minute); 0 disables the timer. */
+  readonly sweepEveryMs?: number;
+  /** Receives the running parts (tests drive the sweeps and read the engine). */
+  readonly onReady?: (parts: HooksParts) => void;
+}
+
+/** The running parts of the feature. */
+export interface HooksParts {
+  readonly engine: SteeringEngine;
+  readonly tracker: SessionTracker;
+  readonly permissions: PermissionLoop;
+  readonly killSwitch: KillSwitch;
+  readonly service: HookService;
+  readonly emitters: ReadonlyMap<VendorId, VendorEmitter>;
+  /** Runs the idle sweeps now (what the timer does). */
+  sweep(): void;
+}
+
+/** Builds the feature with the given seams. */
+export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
+  return (ctx: DaemonContext): Disposer => {
+    const log = createLogger('hooks');
+    const clock = options.clock ?? Date.now;
+    const audit = auditSink(ctx.audit, clock, log);
+    const sessions = new SessionsRepo(ctx.db);
+    const steeringRepo = new SteeringRepo(ctx.db);
+    const epochs = new EpochsRepo(ctx.db);
+    const acks = new ControlAcks(steeringRepo, clock);
+    const killSwitch = new KillSwitch(ctx.settings, audit);
+    const startedAtMs = clock();
+
+    const emitters = new Map<VendorId, VendorEmitter>();
+    for (const vendor of VENDORS) {
+      const link = ctx.relay.attachEmitter({ agent: vendor, instance: EMITTER_INSTANCE });
+      emitters.set(vendor, new VendorEmitter(vendor, link, epochs.next(`${vendor}/${EMITTER_INSTANCE}`), clock, ulid));
+    }
+    const emitter = (vendor: VendorId): VendorEmitter => emitters.get(vendor) as VendorEmitter;
+
+    const engine = new SteeringEngine({
+      repo: steeringRepo,
+      sessions,
+      acks,
+      audit,
+      clock,
+      logger: createLogger('steering'),
+      enabled: () => killSwitch.enabled,
+      idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
+      profile: (vendor) => vendorAdapter(vendor).profile,
+      channel: emitter,
+      startedAtMs,
+    });
+    const permissions = new PermissionLoop({
+      acks,
+      audit,
+      clock,
+      logger: createLogger('permissions'),
+      sessions,
+      holdMs: () => ctx.settings.get('permissions.holdMs'),
+      schedule: options.schedule ?? realScheduler,
+      channel: emitter,
+      adapter: vendorAdapter,
+    });
+    const tracker = new SessionTracker({
+      sessions,
+      emitter,
+      adapter: vendorAdapter,
+      steeringEnabled: () => killSwitch.enabled,
+      idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
+      clock,
+    });
+    const mappingContext = (permissionLoop: boolean): MappingContext => ({
+      capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
+      redact: (text) => redact(text),
+      newRunId: ulid,
+      permissionLoop,
+    });
+    const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
+
+    const unsubscribers: (() => void)[] = [];
+    for (const vendor of VENDORS) {
+      const route = commandRouter(vendor, { engine, permissions, acks, audit, channel: emitter });
+      unsubscribers.push(emitter(vendor).onCommand(route));
+    }
+    // What a previous run left queued is settled before any new hook can deliver it.
+    engine.reconcile();
+    tracker.restore();
+
+    unsubscribers.push(
+      killSwitch.onFlip((enabled, by) => {
+        tracker.redeclareAll();
+        if (!enabled) engine.steeringDisabled(by);
+      }),
+    );
+    const sweep = (): void => {
+      try {
+        tracker.sweepIdle();
+        engine.sweepIdle();
+      } catch (error) {
+        log.error('idle sweep failed', { error: String(error) });
+      }
+    };
+    const every = options.sweepEveryMs ?? Math.min(60_000, Math.max(1_000, Math.floor(ctx.settings.get('steering.idleExpiryMs') / 4)));
+    const timer = every > 0 ? setInterval(sweep, every) : null;
+    timer?.unref?.();
+
+    const disposers: Disposer[] = [
+      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, new Date(clock()).toISOString()))),
+      ctx.api.register({
+        ...steeringApi(killSwitch),
+        ...sessionsApi(sessions),
+        ...vendorsApi(),
+        ...instructionsApi(steeringRepo),
+      }),
+    ];
+    options.onReady?.({ engine, tracker, permissions, killSwitch, service, emitters, sweep });
+
+    return async () => {
+      if (timer) clearInterval(timer);
+      // Held hooks are freed with an empty reply: the vendors fall back to their own dialogs.
+      permissions.close();
+      for (const dispose of disposers.reverse()) await dispose();
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      killSwitch.close();
+      for (const e of emitters.values()) e.close();
+    };
+  };
+}
+
+/** The hooks feature as the daemon starts it. */
+export const hooksFeature: Feature = createHooksFeature();

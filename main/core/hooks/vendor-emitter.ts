@@ -1,0 +1,160 @@
+/**
+ * One vendor's in-process emitter: it owns `seq` for that vendor's sessions (epoch from durable
+ * memory, so a daemon restart starts a new one), resolves the mappings' cause hints to event ids,
+ * and declares per session which control verbs it accepts; the roster shows this live.
+ */
+import { AEP_VERSION, type AepEvent } from '../../../common/aep/envelope';
+import type { ControlCapability } from '../../../common/aep/frames';
+import type { VendorId } from '../../../common/vendors';
+import type { EmitterLink } from '../relay/emitter-link';
+import type { Clock, EventDraft, VendorChannel } from '../steering/steering-types';
+import type { MappedEvent, MappingState } from './vendors/types';
+import { INITIAL_MAPPING_STATE } from './vendors/types';
+
+/** The ack window we declare: acks are decided synchronously, far inside the AEP-0004 default. */
+export const ACK_WINDOW_MS = 10_000;
+
+/** Correlation keys remembered per session for cause links; older ones fall off first. */
+const MAX_CAUSE_KEYS = 2_000;
+
+interface SessionSeq {
+  seq: number;
+  mapping: MappingState;
+  readonly causes: Map<string, string>;
+}
+
+/** The source URI of a vendor session (AEP-0001 §5.1 recommended form). */
+export const sessionSource = (vendor: VendorId, session: string): string =>
+  `aep://localhost/agent/${vendor}/session/${encodeURIComponent(session)}`;
+
+/** What a session declares: the verbs it accepts now. */
+export interface Declaration {
+  readonly instruct: boolean;
+  readonly permissions: boolean;
+}
+
+/** The in-process emitter of one vendor. */
+export class VendorEmitter implements VendorChannel {
+  private readonly sessions = new Map<string, SessionSeq>();
+  private readonly declared = new Map<string, string>();
+
+  constructor(
+    readonly vendor: VendorId,
+    private readonly link: EmitterLink,
+    readonly epoch: number,
+    private readonly clock: Clock,
+    private readonly newId: () => string,
+  ) {}
+
+  /** The session's mapping state (runs, open tools) carried between hook calls. */
+  mappingState(session: string): MappingState {
+    return this.seqOf(session).mapping;
+  }
+
+  /** Stores the mapping state after a hook call. */
+  setMappingState(session: string, state: MappingState): void {
+    this.seqOf(session).mapping = state;
+  }
+
+  /** Stamps envelope-less mapped events, turning cause hints into the ids of the events they name. */
+  stampMapped(session: string, events: readonly MappedEvent[]): AepEvent[] {
+    const s = this.seqOf(session);
+    return events.map((e) => {
+      const cause = e.causeHint ? s.causes.get(`${e.causeHint.type}\u0000${e.causeHint.key}`) : undefined;
+      const [stamped] = this.stamp(session, [
+        {
+          type: e.type,
+          subject: e.subject,
+          run: e.run,
+          step: e.step,
+          severity: e.severity,
+          capture: e.capture,
+          data: e.data,
+          cause,
+        },
+      ]);
+      if (e.key !== undefined) remember(s.causes, `${e.type}\u0000${e.key}`, stamped.id);
+      return stamped;
+    });
+  }
+
+  stamp(session: string, drafts: readonly EventDraft[]): AepEvent[] {
+    const s = this.seqOf(session);
+    const time = new Date(this.clock()).toISOString();
+    const source = sessionSource(this.vendor, session);
+    return drafts.map((d) => {
+      s.seq += 1;
+      // Key order is fixed here, so the JSON of a recorded event is reproducible byte for byte.
+      const event: Record<string, unknown> = { aep: AEP_VERSION, id: this.newId(), type: d.type };
+      if (d.subject !== undefined) event.subject = d.subject;
+      event.time = time;
+      event.source = source;
+      event.agent = this.vendor;
+      event.session = session;
+      if (d.run !== undefined) event.run = d.run;
+      if (d.step !== undefined) event.step = d.step;
+      event.seq = s.seq;
+      event.epoch = this.epoch;
+      if (d.cause !== undefined) event.cause = d.cause;
+      if (d.severity !== undefined) event.severity = d.severity;
+      if (d.capture !== undefined) event.capture = d.capture;
+      event.data = d.data ?? {};
+      return event as unknown as AepEvent;
+    });
+  }
+
+  send(events: readonly AepEvent[]): Promise<void> {
+    return events.length === 0 ? Promise.resolve() : this.link.emit(events);
+  }
+
+  /** Claims the session with the verbs it accepts now; a no-op when the declaration is unchanged. */
+  declare(session: string, d: Declaration, instructType: string): void {
+    const accepts = [...(d.instruct ? [instructType] : []), ...(d.permissions ? ['control.attention.respond'] : [])];
+    const key = accepts.join(' ');
+    if (this.declared.get(session) === key) return;
+    const control: ControlCapability = { accepts, ack_window_ms: ACK_WINDOW_MS };
+    this.link.claim(session, control);
+    this.declared.set(session, key);
+  }
+
+  /**
+   * Releases the session's claim (it leaves the roster) and forgets its correlation keys. The seq
+   * counter stays: events after the release (drops, a late hook) must never reuse a position.
+   */
+  release(session: string): void {
+    this.link.release(session);
+    this.declared.delete(session);
+    const s = this.sessions.get(session);
+    if (s) {
+      s.causes.clear();
+      s.mapping = INITIAL_MAPPING_STATE;
+    }
+  }
+
+  /** Subscribes to the commands the relay routes to this vendor's sessions. */
+  onCommand(handler: (command: AepEvent) => Promise<void>): () => void {
+    return this.link.onCommand((command) => handler(command));
+  }
+
+  /** Closes the link: every claim is released. */
+  close(): void {
+    this.link.close();
+  }
+
+  /** Sessions currently claimed. */
+  claimed(): string[] {
+    return [...this.declared.keys()];
+  }
+
+  private seqOf(session: string): SessionSeq {
+    let s = this.sessions.get(session);
+    if (!s) this.sessions.set(session, (s = { seq: 0, mapping: INITIAL_MAPPING_STATE, causes: new Map() }));
+    return s;
+  }
+}
+
+function remember(map: Map<string, string>, key: string, id: string): void {
+  map.delete(key);
+  map.set(key, id);
+  if (map.size > MAX_CAUSE_KEYS) map.delete(map.keys().next().value as string);
+}

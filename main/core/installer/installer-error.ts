@@ -1,0 +1,10 @@
+/** The expected failures of the installer, as Result error codes. */
+export type InstallerErrorCode =
+  | 'corrupt-config'
+  | 'unreadable-config'
+  | 'unexpected-shape'
+  | 'unsupported-scope'
+  | 'missing-project'
+  | 'write-failed'
+  | 'corrupt-manifest'
+  | 'unsupported-transport';

@@ -1,0 +1,111 @@
+/**
+ * Qwen Code: hooks in `settings.json` (user: `$QWEN_HOME` or `~/.qwen`; project:
+ * `<project>/.qwen/settings.json`). Native HTTP hooks by default (loopback is allowed by its
+ * SSRF guard); the command transport uses the entry's `env` field for the opt-ins. Every entry
+ * carries `name: "aep-companion"`, Qwen's own field, as a second ownership marker. Timeouts:
+ * seconds for HTTP, milliseconds for commands.
+ */
+import { join } from 'node:path';
+import { editGroupedHooks, isEmptyJsonDocument, ourGroupedEntries } from '../grouped-hooks-edit';
+import { hookCommand, hookUrl, isOurCommand, isOurUrl, optInVars, TOKEN_VAR } from '../hook-target';
+import { envVar, type InstallerEnv } from '../installer-env';
+import { isObject } from '../json-document';
+import { urlAllowed } from '../policy-files';
+import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from '../vendor-installer';
+import { parseJsonConfig } from '../json-document';
+
+const EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionRequest',
+  'Notification',
+  'Stop',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
+  'SessionEnd',
+] as const;
+
+/** Qwen's `name` field value on our entries. */
+export const QWEN_ENTRY_NAME = 'aep-companion';
+
+const isOurs = (handler: unknown): boolean =>
+  isObject(handler) && (handler.name === QWEN_ENTRY_NAME || isOurCommand(handler.command) || isOurUrl(handler.url, 'qwen-code'));
+
+function handlerFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
+  const seconds = event === 'PermissionRequest' && want.permissions ? 120 : 10;
+  if (want.transport === 'command') {
+    const vars = optInVars(want);
+    return {
+      type: 'command',
+      name: QWEN_ENTRY_NAME,
+      command: hookCommand('qwen-code', env, want, 'bare'),
+      ...(Object.keys(vars).length > 0 ? { env: vars } : {}),
+      timeout: seconds * 1000,
+    };
+  }
+  return {
+    type: 'http',
+    name: QWEN_ENTRY_NAME,
+    url: hookUrl('qwen-code', env, want),
+    headers: { Authorization: `Bearer \${${TOKEN_VAR}}` },
+    allowedEnvVars: [TOKEN_VAR],
+    timeout: seconds,
+  };
+}
+
+/** The Qwen Code user directory, honouring QWEN_HOME. */
+export function qwenHome(env: InstallerEnv): string {
+  return envVar(env, 'QWEN_HOME') ?? join(env.home, '.qwen');
+}
+
+/** The Qwen Code installer. */
+export const qwenCode: VendorInstaller = {
+  vendor: 'qwen-code',
+  scopes: ['user', 'project'],
+  transports: ['http', 'command'],
+  retrust: false,
+  cliNames: ['qwen'],
+  configPath(target: InstallTarget, env: InstallerEnv): string {
+    return target.scope === 'project' && target.project ? join(target.project, '.qwen', 'settings.json') : join(qwenHome(env), 'settings.json');
+  },
+  edit(path, before, want, env) {
+    const desired = want ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const) : [];
+    return editGroupedHooks(path, before, { desired, isOurs });
+  },
+  ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
+  isEmptyDocument: isEmptyJsonDocument,
+  probe(found: OurEntry) {
+    const e = found.entry;
+    if (e.type === 'http' && typeof e.url === 'string') {
+      return { kind: 'http', event: found.event, url: e.url, headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string> };
+    }
+    if (typeof e.command === 'string') {
+      return { kind: 'command', event: found.event, command: e.command, env: (isObject(e.env) ? e.env : {}) as Record<string, string>, runner: 'shell' };
+    }
+    return null;
+  },
+  needsLauncher: (want) => want.transport === 'command',
+  async warnings(context) {
+    const out: string[] = [];
+    const settings = context.before ? parseJsonConfig(context.path, context.before) : undefined;
+    const value = settings?.ok ? settings.value : undefined;
+    if (isObject(value) && value.disableAllHooks === true) out.push(`${context.path} sets disableAllHooks: Qwen Code runs no hooks until it is removed.`);
+    const security = isObject(value) ? value.security : undefined;
+    if (context.want?.transport === 'http' && isObject(security) && Array.isArray(security.allowedHttpHookUrls)) {
+      const url = hookUrl('qwen-code', context.env, context.want);
+      if (!urlAllowed(url, security.allowedHttpHookUrls)) out.push(`${context.path} restricts HTTP hook URLs (security.allowedHttpHookUrls) and ${url} is not allowed: add it, or install with --transport command.`);
+    }
+    if (!context.want) return out;
+    if (context.want.transport === 'http') {
+      out.push(
+        `Qwen Code's HTTP hooks send the hook token from the ${TOKEN_VAR} environment variable (the settings name it, they never hold it): start Qwen Code with it exported, e.g. export ${TOKEN_VAR}="$(cat ${join(context.env.dataDir, 'hook-token')})" in your shell profile, or install with --transport command, whose launcher reads the token file itself.`,
+      );
+    }
+    if (context.target.scope === 'project') out.push('Qwen Code runs project hooks only in a trusted folder.');
+    return out;
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * One event on its way to subscribers: the parsed envelope, its verbatim JSON, and the down-leveled
+ * renderings per capture ceiling, computed once per event however many subscriptions share a ceiling.
+ */
+import type { AepEvent, Capture } from '../../../common/aep/envelope';
+import { downlevel } from '../aep/downlevel';
+
+/** A rendered event: what a subscription actually sends. */
+export interface Rendered {
+  readonly event: AepEvent;
+  readonly json: string;
+}
+
+/** An event shared by every subscription it is offered to. */
+export class FanoutItem implements Rendered {
+  private rendered: Map<Capture, Rendered> | undefined;
+
+  constructor(
+    readonly event: AepEvent,
+    readonly json: string,
+  ) {}
+
+  /** The event down-leveled to `ceiling` (the verbatim text when nothing changes, or no ceiling). */
+  at(ceiling: Capture | undefined): Rendered {
+    if (ceiling === undefined) return this;
+    let hit = this.rendered?.get(ceiling);
+    if (hit) return hit;
+    const lowered = downlevel(this.event, ceiling);
+    hit = lowered === this.event ? this : { event: lowered, json: JSON.stringify(lowered) };
+    (this.rendered ??= new Map()).set(ceiling, hit);
+    return hit;
+  }
+}

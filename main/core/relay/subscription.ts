@@ -1,0 +1,175 @@
+/**
+ * One subscription on any consuming binding (SSE or WS): replay from the store, then live delivery,
+ * with the filter and capture ceiling applied to both. Live events arriving during the replay wait
+ * in a bounded queue and are delivered afterwards unless the replay already covered them.
+ *
+ * Backpressure (AEP-0003 §8.4): the transport reports how many bytes sit unsent. Past the soft
+ * mark, `debug`/`info` events are dropped (and counted); past the hard mark a `notice`-or-above
+ * event cannot be delivered, so the subscription asks the transport to disconnect the consumer
+ * (with a `closing` frame on WS), never dropping it silently. Replay waits for the socket to drain
+ * instead, so a replay never costs more than the soft mark.
+ */
+import { severityRank, type AepEvent, type Capture, type Position } from '../../../common/aep/envelope';
+import type { Filter } from '../aep/filter';
+import type { EventStore } from '../store/event-store';
+import { FanoutItem, type Rendered } from './fanout-item';
+import { comparePositions, type ReplayFrom } from './positions';
+
+const NOTICE = severityRank('notice');
+
+/** What a subscription needs from its connection. */
+export interface DeliveryTransport {
+  /** Bytes queued toward the consumer and not yet written to the socket. */
+  bufferedBytes(): number;
+  /** Sends one event. */
+  sendEvent(rendered: Rendered): void;
+  /** Tells the consumer that a resume position predates retained history. */
+  sendReplayExhausted(session: string, earliest: { epoch: number; seq: number }): void;
+  /** Resolves once the queued bytes fell below the soft mark, or the connection closed. */
+  drained(): Promise<void>;
+  /** The consumer is too slow to receive an event that must not be dropped: disconnect it. */
+  overflow(reason: string): void;
+  /** True once the connection is gone. */
+  isClosed(): boolean;
+}
+
+/** Memory bounds of one subscription. */
+export interface SubscriptionLimits {
+  /** Queued bytes above which debug/info events are dropped. */
+  readonly softBytes: number;
+  /** Queued bytes above which the consumer is disconnected rather than sent a notice+ event. */
+  readonly hardBytes: number;
+  /** Live events held while the replay runs. */
+  readonly maxPending: number;
+}
+
+/** Defaults: a slow consumer costs at most a few MiB. */
+export const DEFAULT_SUBSCRIPTION_LIMITS: SubscriptionLimits = { softBytes: 1 << 20, hardBytes: 8 << 20, maxPending: 50_000 };
+
+/** What a subscription was asked for. */
+export interface SubscriptionSpec {
+  readonly id: string;
+  readonly filter: Filter;
+  readonly capture?: Capture;
+  readonly from?: ReplayFrom;
+}
+
+/** A live subscription. */
+export class Subscription {
+  /** Last delivered position per session (the `closing` frame reports it). */
+  readonly delivered = new Map<string, Position>();
+  /** Events dropped toward this consumer by the backpressure rule. */
+  dropped = 0;
+  private live = false;
+  private closed = false;
+  private pending: FanoutItem[] = [];
+  private readonly lastReplayed = new Map<string, { epoch: number; seq: number }>();
+
+  constructor(
+    readonly spec: SubscriptionSpec,
+    private readonly transport: DeliveryTransport,
+    private readonly store: EventStore,
+    private readonly limits: SubscriptionLimits = DEFAULT_SUBSCRIPTION_LIMITS,
+  ) {}
+
+  /**
+   * Replays what `from` asks for, then turns live (or, with `live: false`, stops after the
+   * replay). Resolves when the replay is done; the subscription must already be registered for
+   * fan-out so nothing committed meanwhile is missed.
+   */
+  async start(options: { live: boolean } = { live: true }): Promise<void> {
+    const from = this.spec.from;
+    if (from !== undefined) {
+      const plan: { session: string; after: { epoch: number; seq: number } | null }[] =
+        from === 'all'
+          ? this.store.heldSessions().map((session) => ({ session, after: null }))
+          : from.map((p) => ({ session: p.session, after: { epoch: p.epoch, seq: p.seq } }));
+      for (const step of plan) {
+        if (this.closed || this.transport.isClosed()) return;
+        if (step.after !== null) this.checkExhausted(step.session, step.after);
+        for (const stored of this.store.replay(step.session, step.after)) {
+          if (this.closed || this.transport.isClosed()) return;
+          if (stored.sequenced) this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
+          if (!this.spec.filter.matches(stored.event)) continue;
+          this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
+          if (this.transport.bufferedBytes() >= this.limits.softBytes) await this.transport.drained();
+        }
+      }
+    }
+    if (this.closed || this.transport.isClosed()) return;
+    if (!options.live) {
+      this.close();
+      return;
+    }
+    const waiting = this.pending;
+    this.pending = [];
+    this.live = true;
+    for (const item of waiting) {
+      if (this.closed) return;
+      if (this.coveredByReplay(item.event)) continue;
+      this.deliverLive(item);
+    }
+  }
+
+  /** Offers a fanned-out event; filtered, down-leveled and backpressured here. */
+  offer(item: FanoutItem): void {
+    if (this.closed || !this.spec.filter.matches(item.event)) return;
+    if (this.live) {
+      this.deliverLive(item);
+      return;
+    }
+    if (this.pending.length < this.limits.maxPending) {
+      this.pending.push(item);
+    } else if (severityRank(item.event.severity) >= NOTICE) {
+      this.close();
+      this.transport.overflow('slow-consumer: live events overflowed while replaying');
+    } else {
+      this.dropped++;
+    }
+  }
+
+  /** Stops delivery (unsubscribe, connection gone). */
+  close(): void {
+    this.closed = true;
+    this.pending = [];
+  }
+
+  /** True once closed. */
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  private deliverLive(item: FanoutItem): void {
+    const buffered = this.transport.bufferedBytes();
+    const important = severityRank(item.event.severity) >= NOTICE;
+    if (buffered >= this.limits.hardBytes && important) {
+      this.close();
+      this.transport.overflow('slow-consumer');
+      return;
+    }
+    if (buffered >= this.limits.softBytes && !important) {
+      this.dropped++;
+      return;
+    }
+    this.send(item.at(this.spec.capture));
+  }
+
+  private send(rendered: Rendered): void {
+    this.transport.sendEvent(rendered);
+    const e = rendered.event;
+    if (e.session !== undefined && e.seq !== undefined) this.delivered.set(e.session, { session: e.session, epoch: e.epoch ?? 0, seq: e.seq });
+  }
+
+  private checkExhausted(session: string, after: { epoch: number; seq: number }): void {
+    const trimmed = this.store.trimmedThrough(session);
+    if (trimmed === null || comparePositions(trimmed, after) <= 0) return;
+    const earliest = this.store.earliest(session);
+    if (earliest !== null) this.transport.sendReplayExhausted(session, earliest);
+  }
+
+  private coveredByReplay(event: AepEvent): boolean {
+    if (event.session === undefined || event.seq === undefined) return false;
+    const last = this.lastReplayed.get(event.session);
+    return last !== undefined && comparePositions({ epoch: event.epoch ?? 0, seq: event.seq }, last) <= 0;
+  }
+}

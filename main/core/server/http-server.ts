@@ -1,0 +1,205 @@
+/**
+ * The daemon's one listener: a `node:http` server on loopback that checks Host, Origin and the
+ * route's token before any handler runs, answers refusals as JSON (recording each through
+ * `onRefusal`), and hands WebSocket upgrades to upgrade routes.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { STATUS_CODES } from 'node:http';
+import { createLogger } from '../logger';
+import { authorize, checkOriginAndHost, presentedToken, refusalStatus, type RefusalCode } from './auth';
+import { sendError } from './http-util';
+import type { RequestContext, RouteTable } from './route-table';
+import type { TokenStore } from './tokens';
+
+const log = createLogger('server');
+
+/** One refused request, as handed to the audit trail (never carries the token). */
+export interface RefusalRecord {
+  readonly method: string;
+  readonly path: string;
+  readonly code: RefusalCode;
+  readonly reason: string;
+  readonly upgrade: boolean;
+}
+
+/** Options of the listener. */
+export interface HttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly routes: RouteTable;
+  readonly tokens: TokenStore;
+  /** Origins allowed besides the daemon's own (e.g. the desktop shell's renderer origin). */
+  readonly extraOrigins?: readonly string[];
+  /** Whether tokenless watch-only observation is on (read per request: the setting is live). */
+  readonly tokenlessWatch: () => boolean;
+  readonly onRefusal?: (record: RefusalRecord) => void;
+}
+
+/** A started listener. */
+export interface HttpServerHandle {
+  readonly server: Server;
+  readonly port: number;
+  readonly url: string;
+  /** Stops accepting, then ends idle keep-alive connections; resolves when the listener closed. */
+  close(): Promise<void>;
+}
+
+/** Error raised when the listener cannot bind. */
+export class ListenError extends Error {
+  constructor(
+    readonly code: 'port-in-use' | 'listen-failed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function pathOf(req: IncomingMessage): { url: URL; ok: boolean } {
+  try {
+    return { url: new URL(req.url ?? '/', 'http://127.0.0.1'), ok: true };
+  } catch {
+    return { url: new URL('http://127.0.0.1/'), ok: false };
+  }
+}
+
+function writeUpgradeError(socket: Duplex, status: number, body: Record<string, unknown>): void {
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+/** Creates and binds the listener. Rejects with `ListenError` when the port cannot be bound. */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  let origins = new Set<string>();
+  const extra = new Set(options.extraOrigins ?? []);
+
+  const refuse = (req: IncomingMessage, path: string, code: RefusalCode, reason: string, upgrade: boolean): void => {
+    log.info('request refused', { method: req.method, path, code });
+    options.onRefusal?.({ method: req.method ?? 'GET', path, code, reason, upgrade });
+  };
+
+  const corsHeaders = (req: IncomingMessage): Record<string, string> => {
+    const origin = req.headers.origin;
+    if (origin === undefined || !extra.has(origin)) return {};
+    return {
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Headers': 'Authorization, Content-Type, AEP-Version, Last-Event-ID',
+      'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE',
+      Vary: 'Origin',
+    };
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { url, ok: urlOk } = pathOf(req);
+    const path = url.pathname;
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    for (const [k, v] of Object.entries(corsHeaders(req))) res.setHeader(k, v);
+    if (!urlOk) return sendError(res, 400, 'bad-request', 'the request target is not a valid URL');
+    const admitted = checkOriginAndHost(req, origins);
+    if (!admitted.ok) {
+      refuse(req, path, admitted.error.code, admitted.error.message, false);
+      return sendError(res, refusalStatus(admitted.error.code), admitted.error.code, admitted.error.message);
+    }
+    if (req.method === 'OPTIONS' && req.headers.origin !== undefined && extra.has(req.headers.origin)) {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    const found = options.routes.lookup(req.method ?? 'GET', path, false);
+    if (found.kind === 'not-found') return sendError(res, 404, 'not-found', `no route for ${path}`);
+    if (found.kind === 'method-not-allowed') {
+      return sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${path}`, { allow: found.allow });
+    }
+    const { route, params } = found.match;
+    const principal = authorize(route.auth, presentedToken(req, url, true), options.tokens, options.tokenlessWatch());
+    if (!principal.ok) {
+      refuse(req, path, principal.error.code, principal.error.message, false);
+      return sendError(res, refusalStatus(principal.error.code), principal.error.code, principal.error.message);
+    }
+    const ctx: RequestContext = { url, principal: principal.value, params };
+    try {
+      await route.handler!(req, res, ctx);
+    } catch (e) {
+      log.error('handler failed', { method: req.method, path, error: (e as Error).stack ?? String(e) });
+      if (!res.headersSent) sendError(res, 500, 'internal-error', 'the daemon failed to handle this request');
+      else res.destroy();
+    }
+  };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    const { url, ok: urlOk } = pathOf(req);
+    const path = url.pathname;
+    if (!urlOk) return writeUpgradeError(socket, 400, { error: 'bad-request' });
+    const admitted = checkOriginAndHost(req, origins);
+    if (!admitted.ok) {
+      refuse(req, path, admitted.error.code, admitted.error.message, true);
+      return writeUpgradeError(socket, refusalStatus(admitted.error.code), { error: admitted.error.code, detail: admitted.error.message });
+    }
+    const found = options.routes.lookup(req.method ?? 'GET', path, true);
+    if (found.kind !== 'match') return writeUpgradeError(socket, 404, { error: 'not-found', detail: `no WebSocket endpoint at ${path}` });
+    const { route, params } = found.match;
+    const principal = authorize(route.auth, presentedToken(req, url, true), options.tokens, options.tokenlessWatch());
+    if (!principal.ok) {
+      refuse(req, path, principal.error.code, principal.error.message, true);
+      if (route.refuse) return route.refuse(req, socket, head, { code: principal.error.code, message: principal.error.message });
+      return writeUpgradeError(socket, refusalStatus(principal.error.code), { error: principal.error.code, detail: principal.error.message });
+    }
+    try {
+      route.upgrade!(req, socket, head, { url, principal: principal.value, params });
+    } catch (e) {
+      log.error('upgrade failed', { path, error: (e as Error).stack ?? String(e) });
+      socket.destroy();
+    }
+  };
+
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => void onRequest(req, res));
+  server.on('upgrade', onUpgrade);
+  server.on('clientError', (_e, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new ListenError('port-in-use', `port ${options.port} is already in use`)
+          : new ListenError('listen-failed', `cannot listen on ${options.host}:${options.port}: ${e.message}`),
+      );
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(options.port, options.host);
+  });
+  server.on('error', (e) => log.error('listener error', { error: e.message }));
+
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  origins = new Set([...ownOriginsFor(port), ...extra]);
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    server,
+    port,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Connections still busy after the drain get cut; the relay has already ended its streams.
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      }),
+  };
+}
+
+function ownOriginsFor(port: number): string[] {
+  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+}

@@ -1,0 +1,98 @@
+/** Small helpers shared by every HTTP handler: JSON replies and bounded body reading. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { err, ok, type Result } from '../../../common/result';
+
+/** Sends a JSON body with the given status (no-op when the response already ended). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.writableEnded || res.destroyed) return;
+  const text = JSON.stringify(body);
+  if (!res.headersSent) {
+    res.writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-store',
+      ...headers,
+    });
+  }
+  res.end(text);
+}
+
+/** Sends `{ error, detail? }` with the given status. */
+export function sendError(res: ServerResponse, status: number, error: string, detail?: string, extra: Record<string, unknown> = {}): void {
+  sendJson(res, status, { error, ...(detail !== undefined ? { detail } : {}), ...extra });
+}
+
+/** The media type of a request without parameters, lower-cased ('' when absent). */
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * Reads a request body up to `limit` bytes. An oversize body is refused before it is buffered: the
+ * rest is drained (up to a bound, then the socket is dropped) so the client can still read the 413.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Result<Buffer, 'too-large' | 'aborted'>> {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (Number.isFinite(declared) && declared > limit) {
+      drain(req, limit);
+      resolve(err('too-large', `body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const onData = (chunk: Buffer): void => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) {
+        settled = true;
+        chunks.length = 0;
+        req.off('data', onData);
+        drain(req, limit);
+        resolve(err('too-large', `body exceeds the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(ok(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    });
+    req.on('error', () => {
+      if (settled) return;
+      settled = true;
+      resolve(err('aborted', 'request aborted'));
+    });
+    req.on('aborted', () => {
+      if (settled) return;
+      settled = true;
+      resolve(err('aborted', 'request aborted'));
+    });
+  });
+}
+
+/** Discards the rest of a refused upload without buffering it; gives up after 4× the limit. */
+function drain(req: IncomingMessage, limit: number): void {
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > limit * 4) req.socket.destroy();
+  });
+  req.resume();
+}
+
+/** Reads and parses a JSON body; `undefined` for an empty body. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>> {
+  const body = await readBody(req, limit);
+  if (!body.ok) return body;
+  const text = body.value.toString('utf8').trim();
+  if (text === '') return ok(undefined);
+  try {
+    return ok(JSON.parse(text) as unknown);
+  } catch (e) {
+    return err('invalid-json', `body is not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The route table features register into. A path is exact (`/events`), a prefix (`/api/*`) or a
+ * pattern with `:name` segments (`/hooks/:vendor`). Exact routes win over patterns, patterns over
+ * prefixes, longer prefixes over shorter ones.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * Who may call a route: `none` (anyone), `hook` (hook or operator token), `operator` (operator
+ * token), `watch` (operator token, or no token when tokenless watch is on), `any` (any token, or
+ * no token when tokenless watch is on).
+ */
+export type RouteAuth = 'none' | 'hook' | 'operator' | 'watch' | 'any';
+
+/** The authenticated party of a request. */
+export type Principal = 'operator' | 'hook' | 'anonymous';
+
+/** What a handler learns about its request beyond `req`. */
+export interface RequestContext {
+  readonly url: URL;
+  readonly principal: Principal;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** An HTTP route. */
+export interface HttpRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly auth: RouteAuth;
+  readonly handler: (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void | Promise<void>;
+  readonly upgrade?: undefined;
+  readonly refuse?: undefined;
+}
+
+/** A WebSocket (HTTP upgrade) route. */
+export interface UpgradeRoute {
+  readonly method: 'GET';
+  readonly path: string;
+  readonly auth: RouteAuth;
+  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer, ctx: RequestContext) => void;
+  /** Answers a token refusal in the binding's own terms (a WS error frame); default: an HTTP error. */
+  readonly refuse?: (req: IncomingMessage, socket: Duplex, head: Buffer, refusal: { code: string; message: string }) => void;
+  readonly handler?: undefined;
+}
+
+/** One entry of the route table. */
+export type Route = HttpRoute | UpgradeRoute;
+
+/** Removes what was registered. */
+export type Disposer = () => void | Promise<void>;
+
+/** A matched route with its path parameters. */
+export interface RouteMatch {
+  readonly route: Route;
+  readonly params: Record<string, string>;
+}
+
+/** The result of looking a request up. */
+export type Lookup = { kind: 'match'; match: RouteMatch } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'not-found' };
+
+function matchPath(pattern: string, path: string): Record<string, string> | null {
+  if (pattern.endsWith('/*')) {
+    const base = pattern.slice(0, -2);
+    return path === base || path.startsWith(`${base}/`) ? {} : null;
+  }
+  if (!pattern.includes('/:')) return pattern === path ? {} : null;
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    if (want[i].startsWith(':')) {
+      if (got[i] === '') return null;
+      try {
+        params[want[i].slice(1)] = decodeURIComponent(got[i]);
+      } catch {
+        return null;
+      }
+    } else if (want[i] !== got[i]) return null;
+  }
+  return params;
+}
+
+function specificity(path: string): number {
+  if (path.endsWith('/*')) return path.length;
+  if (path.includes('/:')) return 100_000 + path.length;
+  return 1_000_000;
+}
+
+/** The mutable set of routes of one listener. */
+export class RouteTable {
+  private routes: Route[] = [];
+
+  /** Adds a route; the returned disposer removes it. */
+  register(route: Route): Disposer {
+    this.routes.push(route);
+    this.routes.sort((a, b) => specificity(b.path) - specificity(a.path));
+    return () => {
+      this.routes = this.routes.filter((r) => r !== route);
+    };
+  }
+
+  /** Finds the route for a request (upgrade requests only match upgrade routes and vice versa). */
+  lookup(method: string, path: string, upgrade: boolean): Lookup {
+    const allow = new Set<string>();
+    for (const route of this.routes) {
+      if ((route.upgrade !== undefined) !== upgrade) continue;
+      const params = matchPath(route.path, path);
+      if (!params) continue;
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { kind: 'match', match: { route, params } };
+      allow.add(route.method);
+    }
+    return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The permission loop (opt-in per vendor): a held permission hook waits for a
+ * `control.attention.respond` (allow / deny / free text per AEP-0008, form values per AEP-0006) or
+ * for the hold window, whichever comes first; a timeout emits `attention.timeout` and frees the hook
+ * with an empty reply so the vendor shows its own dialog. Held replies carry decisions, never steering.
+ */
+import type { AepEvent } from '../../../common/aep/envelope';
+import type { VendorId } from '../../../common/vendors';
+import type { Logger } from '../logger';
+import type { SessionsRepo } from '../store/sessions-repo';
+import type { AttentionAnswer, HookCall, HookReply, MappingContext, VendorAdapter } from '../hooks/vendors/types';
+import type { ControlAcks } from './control-acks';
+import { commandOrigin } from './instruct-command';
+import type { AuditSink, Clock, VendorChannel } from './steering-types';
+
+/** Arms a one-shot timer; returns its cancel function. Injected so tests fire timeouts by hand. */
+export type Scheduler = (ms: number, fire: () => void) => () => void;
+
+/** The real scheduler (an unref'd timer, so a held hook never keeps a closing process alive). */
+export const realScheduler: Scheduler = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  timer.unref?.();
+  return () => clearTimeout(timer);
+};
+
+/** What the loop is built from. */
+export interface PermissionLoopDeps {
+  readonly acks: ControlAcks;
+  readonly audit: AuditSink;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly sessions: SessionsRepo;
+  /** `permissions.holdMs`: kept safely below the vendor's hook timeout by the installer's settings. */
+  readonly holdMs: () => number;
+  readonly schedule: Scheduler;
+  readonly channel: (vendor: VendorId) => VendorChannel;
+  readonly adapter: (vendor: VendorId) => VendorAdapter;
+}
+
+interface Pending {
+  readonly vendor: VendorId;
+  readonly session: string;
+  readonly source: string;
+  readonly call: HookCall;
+  readonly context: MappingContext;
+  readonly requestedAtMs: number;
+  readonly settle: (reply: HookReply) => void;
+  cancelTimer: () => void;
+}
+
+/** Held permission hooks, keyed by the id of their `attention.requested` event. */
+export class PermissionLoop {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly deps: PermissionLoopDeps) {}
+
+  /** How many hooks are held now. */
+  get held(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Holds a permission hook whose `attention.requested` event (`request`) was just emitted; resolves
+   * with the vendor reply once answered, timed out, dismissed or closed.
+   */
+  hold(vendor: VendorId, source: string, call: HookCall, request: AepEvent, context: MappingContext, signal?: AbortSignal): Promise<HookReply> {
+    return new Promise<HookReply>((resolve) => {
+      const entry: Pending = {
+        vendor,
+        session: call.session,
+        source,
+        call,
+        context,
+        requestedAtMs: this.deps.clock(),
+        settle: resolve,
+        cancelTimer: () => undefined,
+      };
+      this.pending.set(request.id, entry);
+      this.deps.sessions.adjustPendingAttention(source, call.session, +1);
+      const holdMs = this.deps.holdMs();
+      entry.cancelTimer = this.deps.schedule(holdMs, () => this.timeout(request.id, holdMs));
+      // The vendor gave up on the hook (its own timeout, or it exited): the request cannot be answered any more.
+      if (signal?.aborted) this.dismiss(request.id);
+      else signal?.addEventListener('abort', () => this.dismiss(request.id), { once: true });
+    });
+  }
+
+  /** Decides a `control.attention.respond`: applies a valid answer to its held hook, or nacks it. */
+  async handleRespond(vendor: VendorId, command: AepEvent): Promise<void> {
+    const { acks, audit } = this.deps;
+    const channel = this.deps.channel(vendor);
+    const origin = commandOrigin(command);
+    const base = { actor: origin.actor, surface: origin.surface, session: command.session ?? null, commandId: command.id };
+    const recorded = acks.recorded(command);
+    if (recorded) {
+      audit({ ...base, action: 'permission.retry', outcome: 'replayed', detail: null });
+      await acks.resend(channel, recorded);
+      return;
+    }
+    const requestId = typeof command.subject === 'string' ? command.subject : command.cause;
+    const entry = requestId === undefined ? undefined : this.pending.get(requestId);
+    const answer = readAnswer(command.data?.['answer']);
+    const reject = async (detail: string): Promise<void> => {
+      const decided = acks.decide(channel, command, { accepted: false, reason: 'invalid', detail });
+      if (!decided) return;
+      audit({ ...base, action: 'permission.decision', outcome: 'rejected', detail: { reason: 'invalid', detail } });
+      await decided.sent;
+    };
+    if (!entry || entry.vendor !== vendor || entry.session !== command.session) {
+      return reject('no held attention request with that subject (already answered, timed out, or unknown)');
+    }
+    if (!answer) return reject('data.answer must be an object with option, text or values');
+    const decision = this.deps.adapter(vendor).permissionReply(entry.call, answer, entry.context);
+    // An invalid answer leaves the request pending, so the operator can answer again (AEP-0006).
+    if (!decision.ok) return reject(decision.error.message);
+    const decided = acks.decide(channel, command, { accepted: true });
+    if (!decided) return;
+    this.release(requestId as string, entry);
+    const now = this.deps.clock();
+    const [answered] = channel.stamp(entry.session, [
+      { type: 'attention.answered', subject: requestId, cause: command.id, capture: 'redacted', data: { ...decision.value.answered, by: origin.actor } },
+    ]);
+    const [resolved] = channel.stamp(entry.session, [
+      {
+        type: 'attention.resolved',
+        subject: requestId,
+        cause: answered.id,
+        data: { resolution: 'answered', latency_ms: Math.max(0, now - entry.requestedAtMs) },
+      },
+    ]);
+    const applied = (decision.value.answered as { answer?: { option?: unknown } }).answer?.option;
+    audit({ ...base, action: 'permission.decision', outcome: 'ok', detail: { request: requestId, option: applied ?? null } });
+    entry.settle(decision.value.reply);
+    await decided.sent;
+    await channel.send([answered, resolved]);
+  }
+
+  /** Frees every held hook of a session with an empty reply (`attention.resolved` dismissed), e.g. when it ends. */
+  dismissSession(vendor: VendorId, session: string): void {
+    for (const [id, entry] of [...this.pending]) {
+      if (entry.vendor === vendor && entry.session === session) this.dismiss(id);
+    }
+  }
+
+  /** Frees one held hook with an empty reply and records the request as dismissed. */
+  private dismiss(id: string): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.release(id, entry);
+    const channel = this.deps.channel(entry.vendor);
+    const events = channel.stamp(entry.session, [
+      { type: 'attention.resolved', subject: id, cause: id, data: { resolution: 'dismissed', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) } },
+    ]);
+    entry.settle(this.deps.adapter(entry.vendor).emptyReply());
+    this.sendLogged(channel, events);
+  }
+
+  /** Frees every held hook with an empty reply (daemon shutdown): the vendors fall back to their own dialogs. */
+  close(): void {
+    for (const [id, entry] of [...this.pending]) {
+      this.release(id, entry);
+      entry.settle(this.deps.adapter(entry.vendor).emptyReply());
+    }
+  }
+
+  private timeout(id: string, holdMs: number): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.release(id, entry);
+    const channel = this.deps.channel(entry.vendor);
+    const events = channel.stamp(entry.session, [{ type: 'attention.timeout', subject: id, cause: id, data: { after_ms: holdMs } }]);
+    this.deps.audit({
+      actor: entry.vendor,
+      surface: 'hook',
+      action: 'permission.timeout',
+      session: entry.session,
+      commandId: null,
+      outcome: 'timeout',
+      detail: { request: id, after_ms: holdMs },
+    });
+    entry.settle(this.deps.adapter(entry.vendor).emptyReply());
+    this.sendLogged(channel, events);
+  }
+
+  private release(id: string, entry: Pending): void {
+    this.pending.delete(id);
+    entry.cancelTimer();
+    this.deps.sessions.adjustPendingAttention(entry.source, entry.session, -1);
+  }
+
+  private sendLogged(channel: VendorChannel, events: AepEvent[]): void {
+    channel.send(events).catch((error: unknown) => this.deps.logger.error('could not emit attention events', { error }));
+  }
+}
+
+/** The `answer` object of a respond command, or null when it has no usable shape. */
+function readAnswer(value: unknown): AttentionAnswer | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const v = value as Record<string, unknown>;
+  const answer: { option?: string; text?: string; values?: Record<string, unknown> } = {};
+  if (typeof v['option'] === 'string') answer.option = v['option'];
+  if (typeof v['text'] === 'string') answer.text = v['text'];
+  if (typeof v['values'] === 'object' && v['values'] !== null && !Array.isArray(v['values'])) answer.values = v['values'] as Record<string, unknown>;
+  return answer.option === undefined && answer.text === undefined && answer.values === undefined ? null : answer;
+}

@@ -1,0 +1,16 @@
+/** Every schema migration, in ascending version order. Append new ones at the end. */
+import type { Migration } from './migration';
+import { eventsMigration } from './0010-events';
+import { settingsAuditMigration } from './0020-settings-audit';
+import { sessionsMigration } from './0030-sessions';
+import { steeringMigration } from './0040-steering';
+
+export type { Migration } from './migration';
+
+/** The ordered migration list `openDb` applies; the last version is the schema this code writes. */
+export const migrations: readonly Migration[] = [
+  eventsMigration,
+  settingsAuditMigration,
+  sessionsMigration,
+  steeringMigration,
+];

@@ -1,0 +1,87 @@
+/** The one SQLite opener: fixed pragmas, then the numbered migrations keyed by `user_version`. */
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { migrations as defaultMigrations, type Migration } from './migrations/index';
+import { StoreError, toStoreError } from './store-error';
+
+/** Options for `openDb`; the defaults are what the daemon uses. */
+export interface OpenDbOptions {
+  /** How long a statement waits for another connection's lock before failing (ms). */
+  readonly busyTimeoutMs?: number;
+  /** The schema steps to apply; tests pass their own list to exercise the runner. */
+  readonly migrations?: readonly Migration[];
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens (creating if absent) the database at `file`, sets WAL, synchronous=NORMAL,
+ * foreign_keys=ON and busy_timeout, and migrates it in one transaction.
+ * Throws `StoreError` ('newer-schema' | 'corrupt' | 'unwritable' | 'locked') with a one-line message.
+ */
+export function openDb(file: string, options: OpenDbOptions = {}): Database {
+  const steps = options.migrations ?? defaultMigrations;
+  checkOrder(steps);
+  let db: Database;
+  try {
+    db = new BetterSqlite3(file);
+  } catch (error) {
+    throw toStoreError(error, file) ?? error;
+  }
+  try {
+    db.pragma(
+      `busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`,
+    );
+    // journal_mode is the first statement that reads the file, so a garbage file fails here.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, file, steps);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error instanceof StoreError ? error : (toStoreError(error, file) ?? error);
+  }
+}
+
+/** The schema version the given migrations produce (the last one's version, 0 for none). */
+export const latestVersion = (steps: readonly Migration[] = defaultMigrations): number =>
+  steps.length === 0 ? 0 : steps[steps.length - 1].version;
+
+function migrate(db: Database, file: string, steps: readonly Migration[]): void {
+  const latest = latestVersion(steps);
+  const current = () => db.pragma('user_version', { simple: true }) as number;
+  if (current() > latest) throw newerSchema(file, current(), latest);
+  if (current() === latest) return;
+  // IMMEDIATE takes the write lock before re-reading the version, so two processes opening the
+  // same fresh file cannot both run the same migration.
+  db.transaction(() => {
+    const from = current();
+    if (from > latest) throw newerSchema(file, from, latest);
+    for (const step of steps) {
+      if (step.version > from) step.up(db);
+    }
+    db.pragma(`user_version = ${latest}`);
+  }).immediate();
+}
+
+function checkOrder(steps: readonly Migration[]): void {
+  steps.forEach((step, i) => {
+    if (
+      !Number.isInteger(step.version) ||
+      step.version <= 0 ||
+      (i > 0 && step.version <= steps[i - 1].version)
+    ) {
+      // A programming error in migrations/index.ts, not an operator problem.
+      throw new Error(
+        `migrations must have ascending positive integer versions; '${step.name}' (${step.version}) is out of order`,
+      );
+    }
+  });
+}
+
+const newerSchema = (file: string, found: number, latest: number): StoreError =>
+  new StoreError(
+    'newer-schema',
+    `database ${file} has schema version ${found}, newer than this build supports (${latest}); use a newer AEP Companion or another data directory`,
+  );

@@ -1,0 +1,192 @@
+/** The sessions table: vendor sessions seen through their hooks, with state and opt-ins. */
+import type { Database, Statement } from 'better-sqlite3';
+import type { SessionState, SessionSummary } from '../../../common/sessions';
+import { isVendorId, type VendorId } from '../../../common/vendors';
+
+/** What one hook call tells us about its session. */
+export interface SessionTouch {
+  readonly source: string;
+  readonly session: string;
+  readonly agent: string;
+  readonly vendor: VendorId;
+  readonly cwd: string | null;
+  readonly hook: string;
+  readonly instructOptIn: boolean;
+  readonly permissionsOptIn: boolean;
+  readonly nowMs: number;
+}
+
+/** A session row as the core uses it (times in epoch ms). */
+export interface SessionRow {
+  readonly source: string;
+  readonly session: string;
+  readonly agent: string;
+  readonly vendor: VendorId | null;
+  readonly cwd: string | null;
+  readonly state: SessionState;
+  readonly firstSeenMs: number;
+  readonly lastSeenMs: number;
+  readonly lastHook: string | null;
+  readonly instructOptIn: boolean;
+  readonly permissionsOptIn: boolean;
+  readonly pendingAttention: number;
+}
+
+/** The outcome of `touch`: the row before (null when new) and after. */
+export interface TouchResult {
+  readonly before: SessionRow | null;
+  readonly after: SessionRow;
+}
+
+interface RawRow {
+  source: string;
+  session: string;
+  agent: string;
+  vendor: string | null;
+  cwd: string | null;
+  state: string;
+  first_seen_ms: number;
+  last_seen_ms: number;
+  last_hook: string | null;
+  instruct_opt_in: number;
+  permissions_opt_in: number;
+  pending_attention: number;
+  event_count?: number | null;
+}
+
+const toRow = (r: RawRow): SessionRow => ({
+  source: r.source,
+  session: r.session,
+  agent: r.agent,
+  vendor: isVendorId(r.vendor) ? r.vendor : null,
+  cwd: r.cwd,
+  state: r.state === 'ended' || r.state === 'idle' ? r.state : 'active',
+  firstSeenMs: r.first_seen_ms,
+  lastSeenMs: r.last_seen_ms,
+  lastHook: r.last_hook,
+  instructOptIn: r.instruct_opt_in === 1,
+  permissionsOptIn: r.permissions_opt_in === 1,
+  pendingAttention: r.pending_attention,
+});
+
+/** Repository of the `sessions` table; statements are prepared once. */
+export class SessionsRepo {
+  private readonly getStmt: Statement<[string, string]>;
+  private readonly byVendorStmt: Statement<[string, string]>;
+  private readonly upsertStmt: Statement<Record<string, unknown>>;
+  private readonly stateStmt: Statement<[string, string, string]>;
+  private readonly resetStmt: Statement<[string, string]>;
+  private readonly attentionStmt: Statement<[number, string, string]>;
+  private readonly listStmt: Statement<[]>;
+  private readonly liveStmt: Statement<[]>;
+  private readonly staleStmt: Statement<[number]>;
+
+  constructor(private readonly db: Database) {
+    this.getStmt = db.prepare('SELECT * FROM sessions WHERE source = ? AND session = ?');
+    this.byVendorStmt = db.prepare('SELECT * FROM sessions WHERE vendor = ? AND session = ? ORDER BY last_seen_ms DESC LIMIT 1');
+    this.upsertStmt = db.prepare(`
+      INSERT INTO sessions (source, session, agent, vendor, cwd, state, first_seen_ms, last_seen_ms, last_hook,
+                            instruct_opt_in, permissions_opt_in, pending_attention)
+      VALUES (@source, @session, @agent, @vendor, @cwd, 'active', @now, @now, @hook, @instruct, @permissions, 0)
+      ON CONFLICT (source, session) DO UPDATE SET
+        cwd = COALESCE(excluded.cwd, sessions.cwd),
+        state = CASE WHEN sessions.state = 'ended' THEN 'ended' ELSE 'active' END,
+        last_seen_ms = MAX(sessions.last_seen_ms, excluded.last_seen_ms),
+        last_hook = excluded.last_hook,
+        instruct_opt_in = MAX(sessions.instruct_opt_in, excluded.instruct_opt_in),
+        permissions_opt_in = MAX(sessions.permissions_opt_in, excluded.permissions_opt_in)`);
+    this.stateStmt = db.prepare('UPDATE sessions SET state = ? WHERE source = ? AND session = ?');
+    this.resetStmt = db.prepare('UPDATE sessions SET instruct_opt_in = 0, permissions_opt_in = 0 WHERE source = ? AND session = ?');
+    this.attentionStmt = db.prepare(
+      'UPDATE sessions SET pending_attention = MAX(0, pending_attention + ?) WHERE source = ? AND session = ?',
+    );
+    this.listStmt = db.prepare(`
+      SELECT s.*, e.held AS event_count FROM sessions s
+      LEFT JOIN event_sessions e ON e.session = s.session
+      ORDER BY s.last_seen_ms DESC`);
+    this.liveStmt = db.prepare("SELECT * FROM sessions WHERE state != 'ended' ORDER BY last_seen_ms");
+    this.staleStmt = db.prepare("SELECT * FROM sessions WHERE state = 'active' AND last_seen_ms <= ? ORDER BY last_seen_ms");
+  }
+
+  /**
+   * Records one hook call: creates the session or refreshes it (an ended session stays ended: a
+   * late hook after the end must not resurrect it). Opt-ins are sticky for the session's life: a
+   * vendor may install one moment without the opt-in, which must not withdraw the verb mid-session.
+   */
+  touch(t: SessionTouch): TouchResult {
+    return this.db.transaction(() => {
+      const before = this.get(t.source, t.session);
+      this.upsertStmt.run({
+        source: t.source,
+        session: t.session,
+        agent: t.agent,
+        vendor: t.vendor,
+        cwd: t.cwd,
+        now: t.nowMs,
+        hook: t.hook,
+        instruct: t.instructOptIn ? 1 : 0,
+        permissions: t.permissionsOptIn ? 1 : 0,
+      });
+      return { before, after: this.get(t.source, t.session) as SessionRow };
+    })();
+  }
+
+  /** One session, or null. */
+  get(source: string, session: string): SessionRow | null {
+    const r = this.getStmt.get(source, session) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  /** The most recently seen session of `vendor` with this id, or null. */
+  findByVendor(vendor: VendorId, session: string): SessionRow | null {
+    const r = this.byVendorStmt.get(vendor, session) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  /** Clears a session's opt-ins (a restarted session declares them afresh from its hooks). */
+  resetOptIns(source: string, session: string): void {
+    this.resetStmt.run(source, session);
+  }
+
+  /** Sets a session's state. */
+  setState(source: string, session: string, state: SessionState): void {
+    this.stateStmt.run(state, source, session);
+  }
+
+  /** Adds `delta` (±1) to the open attention count, never below zero. */
+  adjustPendingAttention(source: string, session: string, delta: number): void {
+    this.attentionStmt.run(delta, source, session);
+  }
+
+  /** Sessions that have not ended, oldest activity first. */
+  live(): SessionRow[] {
+    return (this.liveStmt.all() as RawRow[]).map(toRow);
+  }
+
+  /** Active sessions whose last hook is at or before `beforeMs`. */
+  staleActive(beforeMs: number): SessionRow[] {
+    return (this.staleStmt.all(beforeMs) as RawRow[]).map(toRow);
+  }
+
+  /** Every session as the console sees it, most recent first. */
+  list(): SessionSummary[] {
+    return (this.listStmt.all() as RawRow[]).map((r) => {
+      const row = toRow(r);
+      return {
+        source: row.source,
+        session: row.session,
+        agent: row.agent,
+        vendor: row.vendor,
+        cwd: row.cwd,
+        state: row.state,
+        firstSeen: new Date(row.firstSeenMs).toISOString(),
+        lastSeen: new Date(row.lastSeenMs).toISOString(),
+        lastHook: row.lastHook,
+        instructOptIn: row.instructOptIn,
+        permissionsOptIn: row.permissionsOptIn,
+        pendingAttention: row.pendingAttention,
+        eventCount: r.event_count ?? 0,
+      };
+    });
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The session timeline model: one row per thing that happened, with the events that complete
+ * it folded in (a tool request and its result, an attention request and its lifecycle, an
+ * instruction and its ack and outcome). Built in one linear pass over the ordered log.
+ */
+import type { AepEvent } from '../../../common/aep/envelope';
+import { settle } from './command-settlement';
+import { dataNumber, dataString, isDelivered, isDropped, isInstruct, isRunEnd, toolCallId, toolName } from './event-types';
+
+/** Filter categories of the timeline. */
+export const CATEGORIES = ['runs', 'tools', 'attention', 'steering', 'session', 'other'] as const;
+/** One filter category. */
+export type Category = (typeof CATEGORIES)[number];
+
+/** Human names of the categories. */
+export const CATEGORY_NAMES: Readonly<Record<Category, string>> = {
+  runs: 'Prompts & runs',
+  tools: 'Tools',
+  attention: 'Attention',
+  steering: 'Steering',
+  session: 'Session',
+  other: 'Other',
+};
+
+/** Visual tone of a row's status. */
+export type Tone = 'ok' | 'warn' | 'bad' | 'pending' | 'neutral' | 'accent';
+
+/** One row of the timeline. */
+export interface TimelineRow {
+  readonly key: string;
+  readonly category: Category;
+  readonly kind: 'prompt' | 'run-end' | 'tool' | 'attention' | 'instruction' | 'session' | 'other';
+  readonly time: string;
+  readonly seq: number | undefined;
+  title: string;
+  detail: string;
+  status: { tone: Tone; label: string } | null;
+  readonly events: AepEvent[];
+}
+
+/** Short display of a duration in milliseconds. */
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+function oneLine(value: unknown, max = 160): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function argsSummary(e: AepEvent): string {
+  const args = (e.data?.args ?? e.data?.args_redacted) as Record<string, unknown> | undefined;
+  if (args && typeof args === 'object') {
+    for (const k of ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'query', 'description']) {
+      if (typeof args[k] === 'string') return oneLine(args[k]);
+    }
+    return oneLine(args);
+  }
+  return dataString(e, 'args_digest') ? notCaptured(e, 'arguments') : '';
+}
+
+/** Says honestly why content is absent: the event's capture level. */
+function notCaptured(e: AepEvent, what: string): string {
+  return `${what} not captured (capture ${e.capture ?? 'metadata'})`;
+}
+
+function row(e: AepEvent, category: Category, kind: TimelineRow['kind'], title: string, detail = '', status: TimelineRow['status'] = null): TimelineRow {
+  return { key: `${e.source}\n${e.id}`, category, kind, time: e.time, seq: e.seq, title, detail, status, events: [e] };
+}
+
+function instructionStatus(r: TimelineRow): TimelineRow['status'] {
+  const s = settle(r.events.slice(1), { sent: true, timedOut: false });
+  switch (s.phase) {
+    case 'delivered':
+      return { tone: 'ok', label: `delivered at ${s.moment ?? 'hook'}${s.queuedMs !== undefined ? ` · queued ${formatMs(s.queuedMs)}` : ''}` };
+    case 'dropped':
+      return { tone: 'bad', label: `dropped (${s.reason ?? 'no reason given'})` };
+    case 'rejected':
+      return { tone: 'bad', label: `rejected (${s.reason ?? 'no reason'})` };
+    case 'accepted':
+      return { tone: 'pending', label: 'accepted · queued for the next hook' };
+    default:
+      return { tone: 'neutral', label: 'sent' };
+  }
+}
+
+/** Builds the rows of an ordered session log. */
+export function buildTimeline(events: readonly AepEvent[]): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  const toolsById = new Map<string, TimelineRow>();
+  const toolsByName = new Map<string, TimelineRow[]>();
+  const attention = new Map<string, TimelineRow>();
+  const commands = new Map<string, TimelineRow>();
+  const respondToAttention = new Map<string, TimelineRow>();
+
+  for (const e of events) {
+    const t = e.type;
+    if (t === 'tool.requested') {
+      const r = row(e, 'tools', 'tool', toolName(e), argsSummary(e), { tone: 'pending', label: 'running' });
+      rows.push(r);
+      const id = toolCallId(e);
+      if (id) toolsById.set(id, r);
+      else {
+        const queue = toolsByName.get(toolName(e)) ?? [];
+        queue.push(r);
+        toolsByName.set(toolName(e), queue);
+      }
+      continue;
+    }
+    if (t === 'tool.completed' || t === 'tool.failed' || t === 'tool.denied') {
+      const id = toolCallId(e);
+      let r = id ? toolsById.get(id) : toolsByName.get(toolName(e))?.shift();
+      if (id) toolsById.delete(id);
+      if (!r) {
+        r = row(e, 'tools', 'tool', toolName(e), argsSummary(e));
+        rows.push(r);
+      } else r.events.push(e);
+      if (t === 'tool.completed') {
+        const status = dataString(e, 'status');
+        r.status = { tone: status && status !== 'success' ? 'warn' : 'ok', label: `${status ?? 'done'}${dataNumber(e, 'duration_ms') !== undefined ? ` · ${formatMs(dataNumber(e, 'duration_ms'))}` : ''}` };
+      } else if (t === 'tool.failed') {
+        const error = e.data?.error as { message?: unknown; type?: unknown } | undefined;
+        r.status = { tone: 'bad', label: `failed${error?.message ? `: ${oneLine(error.message, 80)}` : error?.type ? `: ${String(error.type)}` : ''}` };
+      } else {
+        r.status = { tone: 'warn', label: `denied by ${dataString(e, 'by') ?? 'policy'}` };
+      }
+      continue;
+    }
+    if (t === 'attention.requested') {
+      const kind = dataString(e, 'kind') ?? 'other';
+      const r = row(e, 'attention', 'attention', `${kind[0].toUpperCase()}${kind.slice(1)} request`, oneLine(dataString(e, 'prompt')), { tone: 'warn', label: 'waiting for an answer' });
+      rows.push(r);
+      attention.set(e.id, r);
+      continue;
+    }
+    if (t.startsWith('attention.') && e.subject && attention.has(e.subject)) {
+      const r = attention.get(e.subject)!;
+      r.events.push(e);
+      if (t === 'attention.answered') {
+        const answer = e.data?.answer as { option?: unknown; text?: unknown } | undefined;
+        r.status = { tone: 'ok', label: `answered: ${answer?.option ? String(answer.option) : answer?.text ? 'text reply' : 'values'}` };
+      } else if (t === 'attention.timeout') r.status = { tone: 'bad', label: 'timed out' };
+      else if (t === 'attention.resolved' && r.status?.tone === 'warn') r.status = { tone: 'neutral', label: `resolved (${dataString(e, 'resolution') ?? 'closed'})` };
+      continue;
+    }
+    if (t === 'control.attention.respond' && e.subject && attention.has(e.subject)) {
+      const r = attention.get(e.subject)!;
+      r.events.push(e);
+      respondToAttention.set(e.id, r);
+      continue;
+    }
+    if (isInstruct(t)) {
+      const r = row(e, 'steering', 'instruction', 'Instruction', oneLine(dataString(e, 'text') ?? notCaptured(e, 'text')), { tone: 'neutral', label: 'sent' });
+      rows.push(r);
+      commands.set(e.id, r);
+      continue;
+    }
+    if ((t === 'control.accepted' || t === 'control.rejected' || isDelivered(t) || isDropped(t)) && e.cause) {
+      const r = commands.get(e.cause);
+      if (r) {
+        r.events.push(e);
+        r.status = instructionStatus(r);
+        continue;
+      }
+      const a = respondToAttention.get(e.cause);
+      if (a) {
+        a.events.push(e);
+        if (t === 'control.rejected') a.status = { tone: 'bad', label: `answer rejected (${dataString(e, 'reason') ?? 'no reason'})` };
+        continue;
+      }
+      const label = t === 'control.accepted' ? 'Command accepted' : t === 'control.rejected' ? `Command rejected (${dataString(e, 'reason') ?? ''})` : isDelivered(t) ? `Instruction delivered at ${dataString(e, 'moment') ?? 'hook'}` : `Instruction dropped (${dataString(e, 'reason') ?? ''})`;
+      rows.push(row(e, 'steering', 'other', label, `command ${e.cause}`));
+      continue;
+    }
+    if (t === 'run.started') {
+      const prompt = dataString(e, 'prompt');
+      rows.push(row(e, 'runs', 'prompt', 'Prompt', prompt !== undefined ? oneLine(prompt, 240) : notCaptured(e, 'prompt text')));
+      continue;
+    }
+    if (isRunEnd(t)) {
+      const d = formatMs(dataNumber(e, 'duration_ms'));
+      const label = t === 'run.finished' ? 'Run finished' : t === 'run.failed' ? `Run failed (${dataString(e, 'reason') ?? 'error'})` : 'Run cancelled';
+      rows.push(row(e, 'runs', 'run-end', label, oneLine(dataString(e, 'summary') ?? ''), { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: d || t.slice(4) }));
+      continue;
+    }
+    if (t.startsWith('session.')) {
+      const title = t === 'session.started' ? 'Session started' : t === 'session.ended' ? 'Session ended' : `Session ${t.slice(8).replace(/[._]/g, ' ')}`;
+      const detail = t === 'session.ended' ? (dataString(e, 'reason') ?? '') : (dataString(e, 'cwd') ?? dataString(e, 'label') ?? '');
+      rows.push(row(e, 'session', 'session', title, oneLine(detail)));
+      continue;
+    }
+    rows.push(row(e, 'other', 'other', t, oneLine(e.data && Object.keys(e.data).length ? e.data : '')));
+  }
+  return rows;
+}

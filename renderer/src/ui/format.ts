@@ -1,0 +1,40 @@
+/** Small display formatters. */
+
+/** "12 s ago", "3 min ago", "2 h ago", or a date for old times. */
+export function relativeTime(iso: string | null | undefined, now: number): string {
+  if (!iso) return 'never';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 24) return `${h} h ago`;
+  return new Date(t).toLocaleDateString();
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** Local wall-clock time, 24-hour HH:MM:SS: compact and aligned in timelines. */
+export function clockTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** Local date and time. */
+export function dateTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+/** A grouped integer: 12,345. */
+export const count = (n: number | undefined): string => (n === undefined ? '–' : n.toLocaleString('en-US'));
+
+/** The last path segments of a directory, for narrow cells. */
+export function shortPath(path: string | null): string {
+  if (!path) return '—';
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  return parts.length <= 2 ? path : `…/${parts.slice(-2).join('/')}`;
+}

@@ -1,0 +1,43 @@
+/** The attention inbox across sessions: what needs an answer now, then what happened recently. */
+import { useMemo } from 'react';
+import { attentionItems } from '../../model/attention-items';
+import { useConsole, useStoreAreas } from '../../shell/console-context';
+import { EmptyState } from '../../ui/EmptyState';
+import { AttentionCard } from './AttentionCard';
+
+/** The inbox view. */
+export function InboxView() {
+  const { store } = useConsole();
+  const version = useStoreAreas('fleet', 'sessions');
+  const { open, closed } = useMemo(() => attentionItems(store.fleet, store.bySubject), [store, version]);
+  const cwdOf = (session: string | undefined) => store.sessions.find((s) => s.session === session)?.cwd ?? null;
+  return (
+    <div className="view view-narrow">
+      <div className="view-head">
+        <div>
+          <h1 className="view-title">Inbox</h1>
+          <p className="view-sub">Permission prompts and questions from every session. Answers reach the agent through its waiting hook.</p>
+        </div>
+      </div>
+      {open.length === 0 ? (
+        <EmptyState title="Nothing needs you right now">
+          <p>When an agent asks for permission or a question and its hooks were installed with the permission loop, the request shows up here and in the session. Unanswered requests time out and the agent falls back to its own prompt.</p>
+        </EmptyState>
+      ) : (
+        <section aria-label="Open requests" className="stack">
+          {open.map((item) => (
+            <AttentionCard key={item.request.id} item={item} cwd={cwdOf(item.request.session)} showSession />
+          ))}
+        </section>
+      )}
+      {closed.length > 0 ? (
+        <section aria-label="Recent requests" className="stack">
+          <h2 className="section-title">Recent</h2>
+          {closed.map((item) => (
+            <AttentionCard key={item.request.id} item={item} cwd={cwdOf(item.request.session)} showSession />
+          ))}
+        </section>
+      ) : null}
+    </div>
+  );
+}

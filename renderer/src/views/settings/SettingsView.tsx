@@ -1,0 +1,186 @@
+/** Settings: capture, retention, steering expiry, port, tokens, theme. Each change saves at once. */
+import { useEffect, useState, type ReactNode } from 'react';
+import { CAPTURES, type Capture } from '../../../../common/aep/envelope';
+import type { Settings, Theme } from '../../../../common/settings';
+import { useConsole } from '../../shell/console-context';
+import { applyTheme } from '../../shell/theme';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+
+const CAPTURE_HELP: Record<Capture, string> = {
+  none: 'types and timing only',
+  metadata: 'structure, no content (default)',
+  redacted: 'content through the redaction pipeline',
+  full: 'everything the hooks send',
+};
+
+function Row({ label, help, children, htmlFor }: { label: string; help?: ReactNode; children: ReactNode; htmlFor?: string }) {
+  return (
+    <div className="setting">
+      <div className="setting-text">
+        <label className="setting-label" htmlFor={htmlFor}>{label}</label>
+        {help ? <div className="setting-help small muted">{help}</div> : null}
+      </div>
+      <div className="setting-control">{children}</div>
+    </div>
+  );
+}
+
+/** A number input that saves on blur or Enter, in a display unit. */
+function NumberSetting({ id, value, unit, scale = 1, min, onSave }: { id: string; value: number; unit: string; scale?: number; min: number; onSave: (v: number) => void }) {
+  const [text, setText] = useState(String(value / scale));
+  useEffect(() => setText(String(value / scale)), [value, scale]);
+  const commit = () => {
+    const n = Number(text);
+    if (Number.isFinite(n) && n >= min && n * scale !== value) onSave(Math.round(n * scale));
+    else setText(String(value / scale));
+  };
+  return (
+    <span className="number-setting">
+      <input id={id} className="input input-number" type="number" min={min} value={text} onChange={(e) => setText(e.target.value)} onBlur={commit} onKeyDown={(e) => e.key === 'Enter' && commit()} />
+      <span className="muted small">{unit}</span>
+    </span>
+  );
+}
+
+/** The settings view. */
+export function SettingsView() {
+  const { api, adoptToken, store } = useConsole();
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [rotating, setRotating] = useState<'operator' | 'hook' | null>(null);
+  const [rotated, setRotated] = useState<string | null>(null);
+  const [bootPort] = useState(() => (store.status ? Number(new URL(store.status.url).port) : null));
+
+  useEffect(() => {
+    void api('GET /api/settings', undefined).then((r) => (r.ok ? setSettings(r.value) : setError(r.error.message)));
+  }, [api]);
+
+  const save = async (patch: Partial<Settings>, what: string) => {
+    const r = await api('PATCH /api/settings', patch);
+    if (r.ok) {
+      setSettings(r.value);
+      setSaved(`${what} saved.`);
+      setError(null);
+      if ('ui.theme' in patch) applyTheme(r.value['ui.theme']);
+    } else setError(`${what}: ${r.error.message}`);
+  };
+
+  const rotate = async (which: 'operator' | 'hook') => {
+    const r = await api('POST /api/tokens/rotate', { which });
+    setRotating(null);
+    if (!r.ok) {
+      setError(`Token rotation failed: ${r.error.message}`);
+      return;
+    }
+    if (which === 'operator') {
+      adoptToken(r.value.token);
+      setRotated('The operator token was replaced. This window switched to the new one; other open consoles and the CLI need the new token (browser tabs: open the link `serve` prints).');
+    } else {
+      setRotated('The hook token was replaced. Hooks that read the token file pick it up on their next call; hooks configured with the token value need reinstalling.');
+    }
+  };
+
+  if (!settings) return <div className="view"><p className="muted loading">{error ? `Could not load settings: ${error}` : 'Loading settings…'}</p></div>;
+
+  const port = settings['server.port'];
+  return (
+    <div className="view view-narrow">
+      <div className="view-head">
+        <div>
+          <h1 className="view-title">Settings</h1>
+          <p className="view-sub">Changes apply immediately unless noted.</p>
+        </div>
+      </div>
+      <div className="live-region" role="status" aria-live="polite">
+        {saved ? <p className="small notice">{saved}</p> : null}
+        {error ? <p className="error-text">{error}</p> : null}
+      </div>
+
+      <section className="card settings-group" aria-labelledby="s-appearance">
+        <h2 id="s-appearance" className="section-title">Appearance</h2>
+        <Row label="Theme" help="Follows the system unless you pick one.">
+          <div className="segmented" role="radiogroup" aria-label="Theme">
+            {(['system', 'light', 'dark'] as Theme[]).map((t) => (
+              <button key={t} type="button" role="radio" aria-checked={settings['ui.theme'] === t} onClick={() => void save({ 'ui.theme': t }, 'Theme')}>
+                {t[0].toUpperCase() + t.slice(1)}
+              </button>
+            ))}
+          </div>
+        </Row>
+        <Row label="Desktop notifications" help="Notify when an agent asks for permission or input while the window is in the background (desktop app).">
+          <input type="checkbox" className="toggle" checked={settings['ui.notifications']} onChange={(e) => void save({ 'ui.notifications': e.target.checked }, 'Notifications')} aria-label="Desktop notifications" />
+        </Row>
+      </section>
+
+      <section className="card settings-group" aria-labelledby="s-capture">
+        <h2 id="s-capture" className="section-title">Capture and retention</h2>
+        <Row label="Capture ceiling" htmlFor="capture" help="How much content the hook adapters keep from each event. Applies to new events.">
+          <select id="capture" className="input" value={settings['capture.ceiling']} onChange={(e) => void save({ 'capture.ceiling': e.target.value as Capture }, 'Capture ceiling')}>
+            {CAPTURES.map((c) => (
+              <option key={c} value={c}>{c}: {CAPTURE_HELP[c]}</option>
+            ))}
+          </select>
+        </Row>
+        <Row label="Attention capture" htmlFor="capture-attention" help="Ceiling for permission prompts and questions, so you can read what you approve.">
+          <select id="capture-attention" className="input" value={settings['capture.attentionCeiling']} onChange={(e) => void save({ 'capture.attentionCeiling': e.target.value as Capture }, 'Attention capture')}>
+            {CAPTURES.map((c) => (
+              <option key={c} value={c}>{c}: {CAPTURE_HELP[c]}</option>
+            ))}
+          </select>
+        </Row>
+        <Row label="Retention" htmlFor="retention" help="Events kept per session; older ones are removed first.">
+          <NumberSetting id="retention" value={settings['retention.maxEventsPerSession']} unit="events per session" min={100} onSave={(v) => void save({ 'retention.maxEventsPerSession': v }, 'Retention')} />
+        </Row>
+      </section>
+
+      <section className="card settings-group" aria-labelledby="s-steering">
+        <h2 id="s-steering" className="section-title">Steering and permissions</h2>
+        <Row label="Idle expiry" htmlFor="idle" help="For agents without a session-end hook (Codex CLI, VS Code agent): queued instructions are dropped, with a reason, after this much inactivity.">
+          <NumberSetting id="idle" value={settings['steering.idleExpiryMs']} scale={60_000} unit="minutes" min={1} onSave={(v) => void save({ 'steering.idleExpiryMs': v }, 'Idle expiry')} />
+        </Row>
+        <Row label="Permission hold" htmlFor="hold" help="How long a permission hook waits for your answer before the agent falls back to its own prompt.">
+          <NumberSetting id="hold" value={settings['permissions.holdMs']} scale={1000} unit="seconds" min={1} onSave={(v) => void save({ 'permissions.holdMs': v }, 'Permission hold')} />
+        </Row>
+      </section>
+
+      <section className="card settings-group" aria-labelledby="s-daemon">
+        <h2 id="s-daemon" className="section-title">Daemon</h2>
+        <Row
+          label="Port"
+          htmlFor="port"
+          help={
+            <>
+              Takes effect after the daemon restarts.
+              {bootPort !== null && bootPort !== port ? <strong className="restart-note"> Restart needed: running on {bootPort}, next start uses {port}.</strong> : null}
+            </>
+          }
+        >
+          <NumberSetting id="port" value={port} unit="" min={1} onSave={(v) => void save({ 'server.port': v }, 'Port')} />
+        </Row>
+        <Row label="Operator token" help="Used by this console, the tray and the CLI. Rotating it signs out every other console.">
+          <button type="button" className="btn" onClick={() => setRotating('operator')}>Rotate…</button>
+        </Row>
+        <Row label="Hook token" help="Used by the agents' hooks to report events.">
+          <button type="button" className="btn" onClick={() => setRotating('hook')}>Rotate…</button>
+        </Row>
+        {rotated ? <p className="small notice" role="status">{rotated}</p> : null}
+      </section>
+
+      <ConfirmDialog
+        open={rotating !== null}
+        title={`Rotate the ${rotating ?? ''} token?`}
+        confirmLabel="Rotate"
+        tone="danger"
+        onConfirm={() => rotating && void rotate(rotating)}
+        onCancel={() => setRotating(null)}
+      >
+        {rotating === 'operator' ? (
+          <p>Every console, tray and CLI using the current operator token loses access until it gets the new one. This window switches over by itself.</p>
+        ) : (
+          <p>Hooks holding the old token are refused until they read the new one. Events from a refused hook are not recorded (agents keep working: hooks fail open).</p>
+        )}
+      </ConfirmDialog>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+// `npm start`: launch the desktop app; where Electron cannot run (binary missing and not
+// downloadable, or no display), say so in one line and run the headless daemon instead,
+// which prints the browser console URL.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+
+function ensureBuilt() {
+  const needed = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+  if (needed.every((f) => existsSync(join(root, f)))) return;
+  console.log('Building the app (first run)…');
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+/** Path of the Electron binary, or a reason it cannot be had. Never triggers a download by itself. */
+function electronBinary() {
+  const require = createRequire(import.meta.url);
+  let pkgDir;
+  try {
+    pkgDir = dirname(require.resolve('electron/package.json'));
+  } catch {
+    return { reason: 'the electron package is not installed' };
+  }
+  const locate = () => {
+    const pathFile = join(pkgDir, 'path.txt');
+    if (!existsSync(pathFile)) return null;
+    const bin = join(pkgDir, 'dist', readFileSync(pathFile, 'utf8'));
+    return existsSync(bin) ? bin : null;
+  };
+  let bin = locate();
+  if (!bin) {
+    // Electron fetches its binary lazily; try once, quietly.
+    const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { stdio: 'ignore', timeout: 300_000 });
+    bin = r.status === 0 ? locate() : null;
+    if (!bin) return { reason: 'the Electron binary is missing and could not be downloaded' };
+  }
+  return { bin };
+}
+
+function hasDisplay() {
+  if (process.platform !== 'linux') return true;
+  return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+}
+
+function serveInstead(reason) {
+  console.log(`Electron cannot run here (${reason}); starting the browser console instead.`);
+  const child = spawn(process.execPath, [join(root, 'bin/aep-companion.mjs'), 'serve', ...args], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  const forward = (sig) => child.kill(sig);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  child.on('exit', (code, signal) => process.exit(signal ? 0 : (code ?? 0)));
+}
+
+ensureBuilt();
+const electron = electronBinary();
+if (!electron.bin) serveInstead(electron.reason);
+else if (!hasDisplay()) serveInstead('no display');
+else {
+  const startedAt = Date.now();
+  const child = spawn(electron.bin, [root, ...args], { cwd: root, stdio: 'inherit' });
+  child.on('error', (e) => serveInstead(`the Electron binary failed to start: ${e.message}`));
+  child.on('exit', (code, signal) => {
+    // A failure right at launch (missing system libraries, no usable display) falls back;
+    // a later exit is the app's own.
+    const atLaunch = Date.now() - startedAt < 10_000;
+    if (atLaunch && code && !signal) serveInstead(`Electron exited at launch with code ${code}`);
+    else process.exit(code ?? 0);
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Steering proven with the real Codex CLI: every hook goes through the `aep-companion hook codex`
+ * command shim (Codex runs command hooks only), an operator instruction sent over the AEP socket
+ * while the first model response is held is delivered in the next eligible hook reply, and the
+ * CLI's next Responses API request carries it. Codex has no session-end moment, so an instruction
+ * left queued is dropped by the idle expiry (`session-idle`).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompanionUnavailable } from '../support/companion';
+import { isResponsesAgentRequest, startResponsesStub } from '../support/model-stubs/openai-responses-stub';
+import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
+import { describeRun } from '../support/run-vendor';
+import { auditRowsFor, isInstructionEvent, nextAgentRequest, openSteeringRig, startHeldSession, type SteeringRig } from '../support/steering-rig';
+import { HOOK_MOMENTS, vendorHooks } from '../support/vendor-hook-config';
+
+const VENDOR = 'codex';
+
+describe('Codex: steering end to end with the real CLI', () => {
+  let rig: SteeringRig | undefined;
+  let pending: string | undefined;
+  const stubs: StubServer[] = [];
+
+  beforeAll(async () => {
+    try {
+      rig = await openSteeringRig(VENDOR);
+    } catch (error) {
+      if (!(error instanceof CompanionUnavailable)) throw error;
+      pending = error.message;
+    }
+  });
+
+  afterAll(async () => {
+    for (const stub of stubs) await stub.close();
+    await rig?.close();
+  });
+
+  it('delivers an instruction sent mid-session into the next model request, cause-linked and audited', async (ctx) => {
+    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
+    const r = rig;
+    const stub = await startResponsesStub();
+    stubs.push(stub);
+    const hooks = vendorHooks(VENDOR, () => r.shimHook(VENDOR), HOOK_MOMENTS[VENDOR]);
+    const live = await startHeldSession(r, VENDOR, stub, isResponsesAgentRequest, hooks);
+    const text = `Operator note ${randomUUID()}: keep answers short.`;
+    const { id, outcome } = await r.socket.instruct(VENDOR, live.session, text);
+    expect(outcome.kind, JSON.stringify(outcome)).toBe('accepted');
+    expect(live.held.raw).not.toContain(text);
+
+    live.hold.release();
+    const carrying = await stub.waitForRequest((q) => isResponsesAgentRequest(q) && requestContains(q, text), { fromIndex: live.held.index + 1 });
+    expect(nextAgentRequest(stub, isResponsesAgentRequest, live.held)?.index).toBe(carrying.index);
+
+    const delivered = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'delivered', id), 'instruction.delivered');
+    expect(delivered.session).toBe(live.session);
+    // The first context-carrying moment after the held response: the shell tool call's PreToolUse.
+    expect(delivered.data).toMatchObject({ queued_ms: expect.any(Number), moment: 'PreToolUse' });
+    const result = await live.finish();
+    expect(result.code, describeRun(result)).toBe(0);
+
+    const actions = (await auditRowsFor(r.companion, live.session, id)).map((row) => row.action);
+    expect(actions).toEqual(expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']));
+  });
+
+  it('drops an instruction left queued after the session goes idle (no session-end moment)', async (ctx) => {
+    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
+    const r = rig;
+    await r.companion.api('PATCH', '/api/settings', { 'steering.idleExpiryMs': 1_000 });
+    // One text answer and only SessionStart registered: no hook can deliver after the instruction.
+    const stub = await startResponsesStub([{ text: 'All done.' }]);
+    stubs.push(stub);
+    const hooks = vendorHooks(VENDOR, () => r.shimHook(VENDOR), ['SessionStart']);
+    const live = await startHeldSession(r, VENDOR, stub, isResponsesAgentRequest, hooks);
+    const text = `Operator note ${randomUUID()}: this one arrives too late.`;
+    const { id, outcome } = await r.socket.instruct(VENDOR, live.session, text);
+    expect(outcome.kind, JSON.stringify(outcome)).toBe('accepted');
+
+    const result = await live.finish();
+    expect(result.code, describeRun(result)).toBe(0);
+    // The idle sweep runs at most a minute apart; the bound leaves room for one full period.
+    const dropped = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'dropped', id), 'instruction.dropped', { timeoutMs: 150_000 });
+    expect(dropped.data).toMatchObject({ reason: 'session-idle' });
+    expect(stub.requests.some((q) => requestContains(q, text))).toBe(false);
+    const actions = (await auditRowsFor(r.companion, live.session, id)).map((row) => row.action);
+    expect(actions).toEqual(expect.arrayContaining(['instruct.accepted', 'instruct.dropped']));
+  });
+});
