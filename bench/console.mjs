@@ -31,9 +31,16 @@ function events(fromSeq, count) {
     const k = seq % 20;
     let type = 'tool.requested';
     let data = { tool: { name: 'Bash', call_id: `c${seq - (seq % 2)}` }, args: { command: `echo step-${seq}` } };
-    if (k === 1) (type = 'run.started'), (data = { prompt: `prompt ${seq}`, trigger: 'user' });
-    else if (k === 0) (type = 'run.finished'), (data = { duration_ms: 1234 });
-    else if (seq % 2 === 1) (type = 'tool.completed'), (data = { tool: { name: 'Bash', call_id: `c${seq - 1}` }, duration_ms: 12 });
+    if (k === 1) {
+      type = 'run.started';
+      data = { prompt: `prompt ${seq}`, trigger: 'user' };
+    } else if (k === 0) {
+      type = 'run.finished';
+      data = { duration_ms: 1234 };
+    } else if (seq % 2 === 1) {
+      type = 'tool.completed';
+      data = { tool: { name: 'Bash', call_id: `c${seq - 1}` }, duration_ms: 12 };
+    }
     out.push({ aep: '0.1', id: `bench-${seq}`, type, time: new Date(t0 + i).toISOString(), source: SOURCE, agent: 'bench-agent', session: SESSION, epoch: 0, seq, capture: 'full', data });
   }
   return out;

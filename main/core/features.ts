@@ -4,6 +4,7 @@
  */
 import type { Feature } from './daemon-context';
 import { hooksFeature } from './hooks/hooks-feature';
+import { installerApiFeature } from './api/installer-api';
 
 /** Every feature of the product. */
-export const FEATURES: readonly Feature[] = [hooksFeature];
+export const FEATURES: readonly Feature[] = [hooksFeature, installerApiFeature()];

@@ -5,6 +5,8 @@ import { createApiClient } from './api/api-client';
 import { bridge, resolveConnection, storeToken } from './api/connection-info';
 import { ConsoleStore } from './model/console-store';
 import { App } from './shell/App';
+import './wizard/register';
+import './quick-instruct/register';
 import { ConsoleContext, type ConsoleServices } from './shell/console-context';
 import { applyTheme, cachedTheme } from './shell/theme';
 import './styles/tokens.css';

@@ -21,7 +21,10 @@ export class AcpClient {
   readonly notifications: RpcMessage[] = [];
   private nextId = 1;
   private buffer = '';
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
 
   constructor(private readonly child: ChildProcess) {
     child.stdout?.on('data', (chunk: Buffer) => this.onData(chunk.toString('utf8')));
@@ -32,7 +35,11 @@ export class AcpClient {
   }
 
   /** Sends a request; resolves with its result, rejects on an error reply, exit or timeout. */
-  request<T = unknown>(method: string, params: Record<string, unknown>, timeoutMs = 120_000): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs = 120_000,
+  ): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -59,13 +66,19 @@ export class AcpClient {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
-    const created = await this.request<{ sessionId: string }>('session/new', { cwd, mcpServers: [] });
+    const created = await this.request<{ sessionId: string }>('session/new', {
+      cwd,
+      mcpServers: [],
+    });
     return created.sessionId;
   }
 
   /** Sends one text prompt; resolves with the stop reason when the turn ends. */
   async prompt(sessionId: string, text: string): Promise<string> {
-    const result = await this.request<{ stopReason?: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+    const result = await this.request<{ stopReason?: string }>('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text }],
+    });
     return result.stopReason ?? 'unknown';
   }
 
@@ -100,7 +113,8 @@ export class AcpClient {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
       this.pending.delete(message.id);
-      if (message.error) waiter.reject(new Error(`ACP error ${message.error.code}: ${message.error.message}`));
+      if (message.error)
+        waiter.reject(new Error(`ACP error ${message.error.code}: ${message.error.message}`));
       else waiter.resolve(message.result);
       return;
     }
@@ -111,9 +125,21 @@ export class AcpClient {
     if (message.method === 'session/request_permission') {
       const options = (message.params?.options ?? []) as Array<{ optionId: string; kind?: string }>;
       const allow = options.find((o) => o.kind?.startsWith('allow')) ?? options[0];
-      this.write({ jsonrpc: '2.0', id: message.id, result: { outcome: allow ? { outcome: 'selected', optionId: allow.optionId } : { outcome: 'cancelled' } } });
+      this.write({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: {
+          outcome: allow
+            ? { outcome: 'selected', optionId: allow.optionId }
+            : { outcome: 'cancelled' },
+        },
+      });
       return;
     }
-    this.write({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `the test client does not implement ${message.method}` } } as RpcMessage);
+    this.write({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: -32601, message: `the test client does not implement ${message.method}` },
+    } as RpcMessage);
   }
 }

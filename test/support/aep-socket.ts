@@ -63,7 +63,9 @@ export class AepSocket {
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`WS upgrade refused: HTTP ${res.statusCode}`)));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(new Error(`WS upgrade refused: HTTP ${res.statusCode}`)),
+      );
     });
     socket.send({
       type: 'hello',
@@ -76,24 +78,43 @@ export class AepSocket {
     const refused = socket.frames.find((f) => f.type === 'error');
     if (refused) throw new Error(`hello refused: ${JSON.stringify(refused)}`);
     socket.send({ type: 'subscribe', id: 'all' });
-    const reply = await socket.waitForFrame((f) => f.id === 'all' && (f.type === 'subscribed' || f.type === 'error'), 'subscribe reply');
+    const reply = await socket.waitForFrame(
+      (f) => f.id === 'all' && (f.type === 'subscribed' || f.type === 'error'),
+      'subscribe reply',
+    );
     if (reply.type !== 'subscribed') throw new Error(`subscribe refused: ${JSON.stringify(reply)}`);
     return socket;
   }
 
   /** Resolves with the first event (seen or future, from index `fromIndex` on) matching; bounded. */
-  waitForEvent(predicate: (e: AepEvent) => boolean, what: string, options: { timeoutMs?: number; fromIndex?: number } = {}): Promise<AepEvent> {
+  waitForEvent(
+    predicate: (e: AepEvent) => boolean,
+    what: string,
+    options: { timeoutMs?: number; fromIndex?: number } = {},
+  ): Promise<AepEvent> {
     const from = options.fromIndex ?? 0;
-    return this.waitFor(() => this.events.find((e, i) => i >= from && predicate(e)), what, options.timeoutMs ?? 120_000);
+    return this.waitFor(
+      () => this.events.find((e, i) => i >= from && predicate(e)),
+      what,
+      options.timeoutMs ?? 120_000,
+    );
   }
 
   /** Resolves with the first frame (seen or future) matching; bounded. */
-  waitForFrame(predicate: (f: AepFrame) => boolean, what: string, timeoutMs = 30_000): Promise<AepFrame> {
+  waitForFrame(
+    predicate: (f: AepFrame) => boolean,
+    what: string,
+    timeoutMs = 30_000,
+  ): Promise<AepFrame> {
     return this.waitFor(() => this.frames.find(predicate), what, timeoutMs);
   }
 
   /** Sends `x.{vendor}.control.instruct { text }` to `session`; resolves with its ack or refusal. */
-  async instruct(vendor: string, session: string, text: string): Promise<{ id: string; outcome: CommandOutcome }> {
+  async instruct(
+    vendor: string,
+    session: string,
+    text: string,
+  ): Promise<{ id: string; outcome: CommandOutcome }> {
     const id = newUlid();
     this.send({
       aep: '0.1',
@@ -108,9 +129,14 @@ export class AepSocket {
     });
     const outcome = await this.waitFor<CommandOutcome>(
       () => {
-        const ack = this.events.find((e) => e.cause === id && (e.type === 'control.accepted' || e.type === 'control.rejected'));
-        if (ack) return { kind: ack.type === 'control.accepted' ? 'accepted' : 'rejected', event: ack };
-        const frame = this.frames.find((f) => f.type === 'error' && (f.cause === id || f.id === id));
+        const ack = this.events.find(
+          (e) => e.cause === id && (e.type === 'control.accepted' || e.type === 'control.rejected'),
+        );
+        if (ack)
+          return { kind: ack.type === 'control.accepted' ? 'accepted' : 'rejected', event: ack };
+        const frame = this.frames.find(
+          (f) => f.type === 'error' && (f.cause === id || f.id === id),
+        );
         return frame ? { kind: 'refused', frame } : undefined;
       },
       `ack of command ${id}`,
@@ -121,7 +147,14 @@ export class AepSocket {
 
   /** One line per event received, for assertion messages. */
   describe(): string {
-    return this.events.map((e) => `${e.type} session=${e.session ?? '-'} cause=${e.cause ?? '-'} ${JSON.stringify(e.data ?? {}).slice(0, 160)}`).join('\n') || '(none)';
+    return (
+      this.events
+        .map(
+          (e) =>
+            `${e.type} session=${e.session ?? '-'} cause=${e.cause ?? '-'} ${JSON.stringify(e.data ?? {}).slice(0, 160)}`,
+        )
+        .join('\n') || '(none)'
+    );
   }
 
   /** Closes the connection. */
@@ -146,7 +179,11 @@ export class AepSocket {
       };
       const timer = setTimeout(() => {
         this.listeners.delete(check);
-        reject(new Error(`no ${what} within ${timeoutMs} ms; events:\n${this.describe()}\nframes:\n${this.frames.map((f) => JSON.stringify(f)).join('\n')}`));
+        reject(
+          new Error(
+            `no ${what} within ${timeoutMs} ms; events:\n${this.describe()}\nframes:\n${this.frames.map((f) => JSON.stringify(f)).join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       this.listeners.add(check);
     });

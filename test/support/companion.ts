@@ -44,10 +44,15 @@ export async function buildCompanionCli(): Promise<CompanionCli> {
     // Same options as scripts/build-cli.mjs (which writes only to out/cli): keep the two in step.
     alias: { 'ajv/dist/2020': 'ajv/dist/2020.js' },
     logLevel: 'error',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
   });
   const entry = join(dir, 'aep-companion.mjs');
-  await writeFile(entry, "import { main } from './index.js';\nprocess.exitCode = await main(process.argv.slice(2));\n");
+  await writeFile(
+    entry,
+    "import { main } from './index.js';\nprocess.exitCode = await main(process.argv.slice(2));\n",
+  );
   return { entry, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -64,7 +69,10 @@ export interface Companion {
   /** The hook route URL for `vendor` (with `instruct=1` when asked). */
   hookUrl(vendor: CliVendor, options?: { instruct?: boolean }): string;
   /** Runs another `aep-companion` command against this daemon's data directory (`env` is added to the test's environment). */
-  runCli(args: readonly string[], options?: { timeoutMs?: number; env?: Readonly<Record<string, string>> }): Promise<CliResult>;
+  runCli(
+    args: readonly string[],
+    options?: { timeoutMs?: number; env?: Readonly<Record<string, string>> },
+  ): Promise<CliResult>;
   /** Everything the daemon printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -73,24 +81,33 @@ export interface Companion {
 /** Starts `aep-companion serve` on a free port with `dataDir`. */
 export async function startCompanion(cli: CompanionCli, dataDir: string): Promise<Companion> {
   await mkdir(dataDir, { recursive: true });
-  const child = spawn(process.execPath, [cli.entry, 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: REPO,
-    env: { ...process.env, AEP_COMPANION_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli.entry, 'serve', '--port', '0', '--data-dir', dataDir],
+    {
+      cwd: REPO,
+      env: { ...process.env, AEP_COMPANION_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => resolve(code)),
+  );
   const url = await waitForDaemon(child, dataDir, exited, () => output);
   const tokens = {
     operator: readFileSync(join(dataDir, 'operator-token'), 'utf8').trim(),
     hook: readFileSync(join(dataDir, 'hook-token'), 'utf8').trim(),
   };
-  const api = async <T,>(method: string, path: string, body?: unknown): Promise<T> => {
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(new URL(path, url), {
       method,
-      headers: { authorization: `Bearer ${tokens.operator}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${tokens.operator}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
@@ -114,14 +131,25 @@ export async function startCompanion(cli: CompanionCli, dataDir: string): Promis
     api,
     shimCommand: (vendor, options = {}) =>
       `${options.instruct ? 'AEP_INSTRUCT=1 ' : ''}${shellQuote(process.execPath)} ${shellQuote(cli.entry)} hook ${vendor} --data-dir ${shellQuote(dataDir)}`,
-    hookUrl: (vendor, options = {}) => `${url}/hooks/${vendor}${options.instruct ? '?instruct=1' : ''}`,
-    runCli: (args, options = {}) => runNode([cli.entry, ...args, '--data-dir', dataDir], options.timeoutMs ?? 60_000, options.env),
+    hookUrl: (vendor, options = {}) =>
+      `${url}/hooks/${vendor}${options.instruct ? '?instruct=1' : ''}`,
+    runCli: (args, options = {}) =>
+      runNode(
+        [cli.entry, ...args, '--data-dir', dataDir],
+        options.timeoutMs ?? 60_000,
+        options.env,
+      ),
     output: () => output,
     stop,
   };
 }
 
-async function waitForDaemon(child: ChildProcess, dataDir: string, exited: Promise<number | null>, output: () => string): Promise<string> {
+async function waitForDaemon(
+  child: ChildProcess,
+  dataDir: string,
+  exited: Promise<number | null>,
+  output: () => string,
+): Promise<string> {
   let gone: number | null | undefined;
   void exited.then((code) => (gone = code));
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -129,13 +157,17 @@ async function waitForDaemon(child: ChildProcess, dataDir: string, exited: Promi
   while (Date.now() < deadline) {
     if (gone !== undefined) {
       const text = output();
-      if (/not available yet/.test(text)) throw new CompanionUnavailable(`aep-companion serve is not implemented yet: ${text.trim()}`);
+      if (/not available yet/.test(text))
+        throw new CompanionUnavailable(
+          `aep-companion serve is not implemented yet: ${text.trim()}`,
+        );
       throw new Error(`aep-companion serve exited (${gone}) before writing daemon.json:\n${text}`);
     }
     if (existsSync(file)) {
       try {
         const info = JSON.parse(readFileSync(file, 'utf8')) as { url?: string; pid?: number };
-        if (info.url && info.pid === child.pid && (await healthy(info.url))) return info.url.replace(/\/$/, '');
+        if (info.url && info.pid === child.pid && (await healthy(info.url)))
+          return info.url.replace(/\/$/, '');
       } catch {
         // Half-written; read again.
       }
@@ -143,7 +175,9 @@ async function waitForDaemon(child: ChildProcess, dataDir: string, exited: Promi
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGKILL');
-  throw new Error(`aep-companion serve did not come up within ${START_TIMEOUT_MS} ms:\n${output()}`);
+  throw new Error(
+    `aep-companion serve did not come up within ${START_TIMEOUT_MS} ms:\n${output()}`,
+  );
 }
 
 async function healthy(url: string): Promise<boolean> {
@@ -162,9 +196,17 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-function runNode(args: readonly string[], timeoutMs: number, env?: Readonly<Record<string, string>>): Promise<CliResult> {
+function runNode(
+  args: readonly string[],
+  timeoutMs: number,
+  env?: Readonly<Record<string, string>>,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

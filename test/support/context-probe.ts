@@ -33,7 +33,11 @@ export interface ProbeOutcome {
 }
 
 /** For each call that was answered with a marker: did the next agent request carry it? */
-export function probeOutcomes(calls: readonly HookCall[], requests: readonly RecordedRequest[], isAgent: (r: RecordedRequest) => boolean): ProbeOutcome[] {
+export function probeOutcomes(
+  calls: readonly HookCall[],
+  requests: readonly RecordedRequest[],
+  isAgent: (r: RecordedRequest) => boolean,
+): ProbeOutcome[] {
   const counts = new Map<string, number>();
   const out: ProbeOutcome[] = [];
   for (const call of calls) {

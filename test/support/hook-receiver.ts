@@ -23,7 +23,12 @@ export interface HookCall {
 }
 
 /** Decides the reply to one hook call; `undefined` answers `{}`. */
-export type HookReplier = (call: { moment: string; payload: Record<string, unknown>; vendor: string; nth: number }) => unknown;
+export type HookReplier = (call: {
+  moment: string;
+  payload: Record<string, unknown>;
+  vendor: string;
+  nth: number;
+}) => unknown;
 
 /** Absolute path of the command-hook script that forwards stdin to a receiver URL. */
 export const HOOK_POST_SCRIPT = fileURLToPath(new URL('./hook-post.mjs', import.meta.url));
@@ -54,13 +59,21 @@ export class HookReceiver {
           payload = { unparsed: Buffer.concat(chunks).toString('utf8') };
         }
         const vendor = (req.url ?? '').split('?')[0].split('/').filter(Boolean)[1] ?? 'unknown';
-        const moment = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : 'unknown';
+        const moment =
+          typeof payload.hook_event_name === 'string' ? payload.hook_event_name : 'unknown';
         const nth = (this.counts.get(moment) ?? 0) + 1;
         this.counts.set(moment, nth);
         const reply = this.replier({ moment, payload, vendor, nth }) ?? {};
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(reply));
-        this.calls.push({ index: this.calls.length, vendor, moment, payload, reply, repliedAt: performance.now() });
+        this.calls.push({
+          index: this.calls.length,
+          vendor,
+          moment,
+          payload,
+          reply,
+          repliedAt: performance.now(),
+        });
       });
     });
     this.server.on('connection', (socket) => {

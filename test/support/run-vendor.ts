@@ -119,7 +119,14 @@ export async function startVendor(options: VendorRunOptions): Promise<RunningVen
   const done = new Promise<VendorRunResult>((resolve) => {
     child.on('error', (error) => {
       clearTimeout(timer);
-      resolve({ code: -1, signal: null, timedOut, stdout, stderr: `${stderr}\nspawn failed: ${String(error)}`, argv });
+      resolve({
+        code: -1,
+        signal: null,
+        timedOut,
+        stdout,
+        stderr: `${stderr}\nspawn failed: ${String(error)}`,
+        argv,
+      });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -171,7 +178,10 @@ function baseEnv(options: VendorRunOptions): NodeJS.ProcessEnv {
     // Claude Code refuses some permission flags as root unless told it runs in a sandbox.
     if (process.getuid?.() === 0) env.IS_SANDBOX = '1';
   } else if (options.vendor === 'codex') {
-    Object.assign(env, { CODEX_HOME: vendorConfigDir('codex', options.home), AEP_STUB_API_KEY: 'sk-stub' });
+    Object.assign(env, {
+      CODEX_HOME: vendorConfigDir('codex', options.home),
+      AEP_STUB_API_KEY: 'sk-stub',
+    });
   } else {
     Object.assign(env, {
       OPENAI_BASE_URL: `${options.stubUrl}/v1`,
@@ -198,13 +208,22 @@ async function prepare(options: VendorRunOptions): Promise<string[]> {
   }
   if (options.vendor === 'codex') {
     await writeCodexConfig(configDir, options.stubUrl);
-    if (options.hooks) await writeFile(join(configDir, 'hooks.json'), JSON.stringify({ hooks: options.hooks }, null, 2));
+    if (options.hooks)
+      await writeFile(
+        join(configDir, 'hooks.json'),
+        JSON.stringify({ hooks: options.hooks }, null, 2),
+      );
     const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
     if (!options.codexRequireHookTrust) args.push('--dangerously-bypass-hook-trust');
     args.push(options.prompt);
     return args;
   }
-  if (options.hooks) await mergeJson(join(configDir, 'settings.json'), { hooks: options.hooks });
+  // Usage statistics would resolve a remote host first; offline that costs ~30 s per start and exit.
+  const quiet = { privacy: { usageStatisticsEnabled: false } };
+  await mergeJson(
+    join(configDir, 'settings.json'),
+    options.hooks ? { ...quiet, hooks: options.hooks } : quiet,
+  );
   return options.qwenAcp ? ['--acp', '--yolo'] : ['-p', options.prompt, '--yolo'];
 }
 
@@ -216,7 +235,13 @@ async function writeCodexConfig(configDir: string, stubUrl: string): Promise<voi
   const own = new RegExp(`${HARNESS_BEGIN}[\\s\\S]*?${HARNESS_END}\\n?`, 'g');
   const user = existing.replace(own, '');
   // Top-level keys must precede every table, so they go first; the provider table goes last.
-  const top = [HARNESS_BEGIN, `model = "${STUB_MODEL}"`, 'model_provider = "aep-stub"', HARNESS_END, ''].join('\n');
+  const top = [
+    HARNESS_BEGIN,
+    `model = "${STUB_MODEL}"`,
+    'model_provider = "aep-stub"',
+    HARNESS_END,
+    '',
+  ].join('\n');
   const provider = [
     HARNESS_BEGIN,
     '[model_providers.aep-stub]',
@@ -234,6 +259,8 @@ const HARNESS_BEGIN = '# >>> aep-harness model provider';
 const HARNESS_END = '# <<< aep-harness model provider';
 
 async function mergeJson(file: string, patch: Record<string, unknown>): Promise<void> {
-  const existing = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>) : {};
+  const existing = existsSync(file)
+    ? (JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)
+    : {};
   await writeFile(file, JSON.stringify({ ...existing, ...patch }, null, 2));
 }

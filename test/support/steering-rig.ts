@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { AepSocket, type AepEvent } from './aep-socket';
 import { buildCompanionCli, startCompanion, type Companion, type CompanionCli } from './companion';
 import type { HeldResponse, RecordedRequest, StubServer } from './model-stubs/stub-server';
-import { describeRun, makeTempHome, removeTempDir, startVendor, type RunningVendor, type VendorRunResult } from './run-vendor';
+import {
+  describeRun,
+  makeTempHome,
+  removeTempDir,
+  startVendor,
+  type RunningVendor,
+  type VendorRunResult,
+} from './run-vendor';
 import { ensureVendorCli, type CliVendor } from './vendor-clis';
 import type { HookHandlerSpec } from './vendor-hook-config';
 
@@ -102,7 +109,10 @@ export async function startHeldSession(
     stubUrl: stub.url,
     home,
     hooks,
-    env: options.env ?? { [HOOK_TOKEN_ENV]: rig.companion.tokens.hook, AEP_COMPANION_DATA_DIR: rig.companion.dataDir },
+    env: options.env ?? {
+      [HOOK_TOKEN_ENV]: rig.companion.tokens.hook,
+      AEP_COMPANION_DATA_DIR: rig.companion.dataDir,
+    },
     qwenAcp: options.qwenAcp,
   });
   // An ACP agent waits for its client: the caller drives it from here.
@@ -118,9 +128,13 @@ export async function startHeldSession(
       throw new Error(`the CLI ended before its first model request was held:\n${describeRun(r)}`);
     });
     const held = await Promise.race([hold.reached, ended]);
-    const started = await rig.socket.waitForEvent((e) => e.type === 'session.started' && typeof e.session === 'string', `session.started from ${vendor}`, {
-      fromIndex,
-    });
+    const started = await rig.socket.waitForEvent(
+      (e) => e.type === 'session.started' && typeof e.session === 'string',
+      `session.started from ${vendor}`,
+      {
+        fromIndex,
+      },
+    );
     return { running, home, held, hold, session: started.session as string, finish };
   } catch (error) {
     running.kill();
@@ -130,20 +144,31 @@ export async function startHeldSession(
 }
 
 /** The first agent-loop request after `after` (by arrival), if any yet. */
-export function nextAgentRequest(stub: StubServer, isAgent: (r: RecordedRequest) => boolean, after: RecordedRequest): RecordedRequest | undefined {
+export function nextAgentRequest(
+  stub: StubServer,
+  isAgent: (r: RecordedRequest) => boolean,
+  after: RecordedRequest,
+): RecordedRequest | undefined {
   return stub.requests.find((r) => r.index > after.index && isAgent(r));
 }
 
 /** The audit rows of one command id (newest first as the API serves them). */
-export async function auditRowsFor(companion: Companion, session: string, commandId: string): Promise<Array<{ action: string; outcome: string }>> {
-  const page = await companion.api<{ rows: Array<{ action: string; outcome: string; commandId: string | null }> }>(
-    'GET',
-    `/api/audit?session=${encodeURIComponent(session)}&limit=200`,
-  );
+export async function auditRowsFor(
+  companion: Companion,
+  session: string,
+  commandId: string,
+): Promise<Array<{ action: string; outcome: string }>> {
+  const page = await companion.api<{
+    rows: Array<{ action: string; outcome: string; commandId: string | null }>;
+  }>('GET', `/api/audit?session=${encodeURIComponent(session)}&limit=200`);
   return page.rows.filter((r) => r.commandId === commandId);
 }
 
 /** Whether an event is the `kind` steering event of `vendor` settling `commandId`. */
-export function isInstructionEvent(vendor: CliVendor, kind: 'delivered' | 'dropped', commandId: string): (e: AepEvent) => boolean {
+export function isInstructionEvent(
+  vendor: CliVendor,
+  kind: 'delivered' | 'dropped',
+  commandId: string,
+): (e: AepEvent) => boolean {
   return (e) => e.type === `x.${vendor}.instruction.${kind}` && e.cause === commandId;
 }

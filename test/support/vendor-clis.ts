@@ -40,7 +40,8 @@ export interface VendorCli {
 }
 
 /** Where installs live: `<repo>/.vendor-cache`, or `AEP_VENDOR_CACHE` when set. */
-export const VENDOR_CACHE = process.env.AEP_VENDOR_CACHE ?? fileURLToPath(new URL('../../.vendor-cache', import.meta.url));
+export const VENDOR_CACHE =
+  process.env.AEP_VENDOR_CACHE ?? fileURLToPath(new URL('../../.vendor-cache', import.meta.url));
 
 const MARKER = '.aep-install-complete.json';
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
@@ -66,7 +67,10 @@ export async function ensureVendorCli(vendor: CliVendor): Promise<VendorCli> {
 
 async function readyCli(vendor: CliVendor, dir: string): Promise<VendorCli | null> {
   try {
-    const marker = JSON.parse(await readFile(join(dir, MARKER), 'utf8')) as { bin?: string; version?: string };
+    const marker = JSON.parse(await readFile(join(dir, MARKER), 'utf8')) as {
+      bin?: string;
+      version?: string;
+    };
     const spec = VENDOR_PACKAGES[vendor];
     if (marker.version !== spec.version || !marker.bin || !existsSync(marker.bin)) return null;
     return { vendor, version: spec.version, bin: marker.bin, dir };
@@ -81,20 +85,44 @@ async function install(vendor: CliVendor, dir: string): Promise<VendorCli> {
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   // A package.json of its own keeps npm from treating the repository as the project to modify.
-  await writeFile(join(scratch, 'package.json'), JSON.stringify({ name: 'aep-vendor-cache', private: true }));
-  const args = ['install', '--prefix', scratch, '--no-audit', '--no-fund', '--no-save', '--loglevel=warn', `${spec.pkg}@${spec.version}`];
+  await writeFile(
+    join(scratch, 'package.json'),
+    JSON.stringify({ name: 'aep-vendor-cache', private: true }),
+  );
+  const args = [
+    'install',
+    '--prefix',
+    scratch,
+    '--no-audit',
+    '--no-fund',
+    '--no-save',
+    '--loglevel=warn',
+    `${spec.pkg}@${spec.version}`,
+  ];
   const npm = await runCommand('npm', args, scratch, INSTALL_TIMEOUT_MS);
   if (npm.code !== 0) {
     await rm(scratch, { recursive: true, force: true });
-    throw new Error(`installing ${spec.pkg}@${spec.version} failed (npm exit ${npm.code ?? npm.signal}):\n${tail(npm.output)}`);
+    throw new Error(
+      `installing ${spec.pkg}@${spec.version} failed (npm exit ${npm.code ?? npm.signal}):\n${tail(npm.output)}`,
+    );
   }
   await rm(dir, { recursive: true, force: true });
   await rename(scratch, dir);
   const bin = await findWorkingBin(vendor, dir);
   if (!bin) {
-    throw new Error(`${spec.pkg}@${spec.version} installed in ${dir} but no candidate binary reports version ${spec.version}:\n${tail(npm.output)}`);
+    throw new Error(
+      `${spec.pkg}@${spec.version} installed in ${dir} but no candidate binary reports version ${spec.version}:\n${tail(npm.output)}`,
+    );
   }
-  await writeFile(join(dir, MARKER), JSON.stringify({ pkg: spec.pkg, version: spec.version, bin, installedAt: new Date().toISOString() }));
+  await writeFile(
+    join(dir, MARKER),
+    JSON.stringify({
+      pkg: spec.pkg,
+      version: spec.version,
+      bin,
+      installedAt: new Date().toISOString(),
+    }),
+  );
   return { vendor, version: spec.version, bin, dir };
 }
 
@@ -105,8 +133,12 @@ async function findWorkingBin(vendor: CliVendor, dir: string): Promise<string | 
   const candidates = [join(dir, 'node_modules', '.bin', spec.bin)];
   if (vendor === 'claude-code') {
     const platform = `${process.platform}-${process.arch}`;
-    candidates.push(join(dir, 'node_modules', '@anthropic-ai', `claude-code-${platform}`, 'claude'));
-    candidates.push(join(dir, 'node_modules', '@anthropic-ai', `claude-code-${platform}-musl`, 'claude'));
+    candidates.push(
+      join(dir, 'node_modules', '@anthropic-ai', `claude-code-${platform}`, 'claude'),
+    );
+    candidates.push(
+      join(dir, 'node_modules', '@anthropic-ai', `claude-code-${platform}-musl`, 'claude'),
+    );
   }
   for (const candidate of candidates) {
     if (!existsSync(candidate)) continue;
@@ -156,9 +188,18 @@ interface CommandResult {
   readonly output: string;
 }
 
-function runCommand(command: string, args: string[], cwd: string, timeoutMs: number): Promise<CommandResult> {
+function runCommand(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     let output = '';
     const collect = (chunk: Buffer) => {
       output += chunk.toString('utf8');

@@ -14,13 +14,29 @@ import { probeOutcomes, probeReplier, type ProbeOutcome } from '../support/conte
 import { HOOK_POST_SCRIPT, HookReceiver } from '../support/hook-receiver';
 import { isAnthropicAgentRequest, startAnthropicStub } from '../support/model-stubs/anthropic-stub';
 import { isChatAgentRequest, startChatStub } from '../support/model-stubs/openai-chat-stub';
-import { isResponsesAgentRequest, startResponsesStub } from '../support/model-stubs/openai-responses-stub';
+import {
+  isResponsesAgentRequest,
+  startResponsesStub,
+} from '../support/model-stubs/openai-responses-stub';
 import type { RecordedRequest, StubServer } from '../support/model-stubs/stub-server';
-import { describeRun, makeTempHome, removeTempDir, runVendor, type VendorRunResult } from '../support/run-vendor';
+import {
+  describeRun,
+  makeTempHome,
+  removeTempDir,
+  runVendor,
+  type VendorRunResult,
+} from '../support/run-vendor';
 import { ensureVendorCli, VENDOR_PACKAGES, type CliVendor } from '../support/vendor-clis';
 import { shellQuote, supportsHttpHook, vendorHooks } from '../support/vendor-hook-config';
 
-const PROBED = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolBatch', 'Stop'];
+const PROBED = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolBatch',
+  'Stop',
+];
 const REPORT_DIR = fileURLToPath(new URL('../../test-results/vendor-hooks', import.meta.url));
 
 interface VendorCase {
@@ -38,9 +54,24 @@ const CASES: readonly VendorCase[] = [
     vendor: 'claude-code',
     startStub: () => startAnthropicStub(),
     isAgent: isAnthropicAgentRequest,
-    fires: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolBatch', 'Stop', 'SessionEnd'],
+    fires: [
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PostToolUse',
+      'PostToolBatch',
+      'Stop',
+      'SessionEnd',
+    ],
     // Stop context makes Claude Code take one more model turn: it is read, at the price of a turn.
-    readNext: ['SessionStart#1', 'UserPromptSubmit#1', 'PreToolUse#1', 'PostToolUse#1', 'PostToolBatch#1', 'Stop#1'],
+    readNext: [
+      'SessionStart#1',
+      'UserPromptSubmit#1',
+      'PreToolUse#1',
+      'PostToolUse#1',
+      'PostToolBatch#1',
+      'Stop#1',
+    ],
   },
   {
     vendor: 'codex',
@@ -74,9 +105,17 @@ for (const c of CASES) {
       const url = receiver.urlFor(c.vendor);
       // HTTP where the vendor runs it, the command script elsewhere: both transports get exercised.
       const hooks = vendorHooks(c.vendor, (moment) =>
-        supportsHttpHook(c.vendor, moment) ? { type: 'http', url } : { type: 'command', command: `node ${shellQuote(HOOK_POST_SCRIPT)} ${shellQuote(url)}` },
+        supportsHttpHook(c.vendor, moment)
+          ? { type: 'http', url }
+          : { type: 'command', command: `node ${shellQuote(HOOK_POST_SCRIPT)} ${shellQuote(url)}` },
       );
-      result = await runVendor({ vendor: c.vendor, prompt: 'Say hi using the shell.', stubUrl: stub.url, home, hooks });
+      result = await runVendor({
+        vendor: c.vendor,
+        prompt: 'Say hi using the shell.',
+        stubUrl: stub.url,
+        home,
+        hooks,
+      });
     });
 
     afterAll(async () => {
@@ -94,42 +133,67 @@ for (const c of CASES) {
     });
 
     it('fires the session, prompt, tool and stop moments with the documented payload fields', async () => {
+      // Written first, so the record exists for whoever reads a failure below.
+      await writeReport(
+        c.vendor,
+        receiver,
+        probeOutcomes(receiver.calls, stub.requests, c.isAgent),
+      );
       const moments = receiver.moments();
-      for (const moment of c.fires) expect(moments, `fired: ${moments.join(', ')}`).toContain(moment);
+      for (const moment of c.fires)
+        expect(moments, `fired: ${moments.join(', ')}`).toContain(moment);
       const sessions = new Set(receiver.calls.map((call) => call.payload.session_id));
       expect(sessions.size).toBe(1);
       expect([...sessions][0]).toEqual(expect.any(String));
       for (const call of receiver.calls) expect(call.payload.hook_event_name).toBe(call.moment);
       const pre = receiver.calls.find((call) => call.moment === 'PreToolUse');
-      expect(pre?.payload).toMatchObject({ tool_use_id: expect.any(String), tool_name: expect.any(String) });
+      expect(pre?.payload).toMatchObject({
+        tool_use_id: expect.any(String),
+        tool_name: expect.any(String),
+      });
       expect(JSON.stringify(pre?.payload.tool_input)).toContain('echo hi');
       const post = receiver.calls.find((call) => call.moment === 'PostToolUse');
       expect(JSON.stringify(post?.payload.tool_response)).toContain('hi');
       const prompt = receiver.calls.find((call) => call.moment === 'UserPromptSubmit');
       expect(prompt?.payload.prompt).toContain('Say hi using the shell.');
-      await writeReport(c.vendor, receiver, probeOutcomes(receiver.calls, stub.requests, c.isAgent));
     });
 
     it('carries context from exactly the expected moments into the next model request', () => {
       const outcomes = probeOutcomes(receiver.calls, stub.requests, c.isAgent);
       const read = outcomes.filter((o) => o.readNext).map((o) => o.key);
-      const table = outcomes.map((o) => `${o.key}: ${o.readNext ? 'next' : o.readLater ? 'later' : 'never'}`).join('\n');
+      const table = outcomes
+        .map((o) => `${o.key}: ${o.readNext ? 'next' : o.readLater ? 'later' : 'never'}`)
+        .join('\n');
       expect(read.sort(), table).toEqual([...c.readNext].sort());
     });
   });
 }
 
-async function writeReport(vendor: CliVendor, receiver: HookReceiver, outcomes: ProbeOutcome[]): Promise<void> {
+async function writeReport(
+  vendor: CliVendor,
+  receiver: HookReceiver,
+  outcomes: ProbeOutcome[],
+): Promise<void> {
   await mkdir(REPORT_DIR, { recursive: true });
   const report = {
     vendor,
     version: VENDOR_PACKAGES[vendor].version,
     moments: receiver.moments(),
     fieldsByMoment: receiver.fieldsByMoment(),
-    context: Object.fromEntries(outcomes.map((o) => [o.key, o.readNext ? 'next request' : o.readLater ? 'a later request' : 'never'])),
-    samplePayloads: Object.fromEntries(receiver.moments().map((m) => [m, receiver.calls.find((call) => call.moment === m)?.payload])),
+    context: Object.fromEntries(
+      outcomes.map((o) => [
+        o.key,
+        o.readNext ? 'next request' : o.readLater ? 'a later request' : 'never',
+      ]),
+    ),
+    samplePayloads: Object.fromEntries(
+      receiver.moments().map((m) => [m, receiver.calls.find((call) => call.moment === m)?.payload]),
+    ),
   };
-  await writeFile(join(REPORT_DIR, `${vendor}@${VENDOR_PACKAGES[vendor].version}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(
+    join(REPORT_DIR, `${vendor}@${VENDOR_PACKAGES[vendor].version}.json`),
+    `${JSON.stringify(report, null, 2)}\n`,
+  );
 }
 
 describe(`codex@${VENDOR_PACKAGES.codex.version} without the hook-trust bypass`, () => {
@@ -141,10 +205,20 @@ describe(`codex@${VENDOR_PACKAGES.codex.version} without the hook-trust bypass`,
     try {
       const command = `node ${shellQuote(HOOK_POST_SCRIPT)} ${shellQuote(receiver.urlFor('codex'))}`;
       const hooks = vendorHooks('codex', () => ({ type: 'command', command }));
-      const result = await runVendor({ vendor: 'codex', prompt: 'Say hi using the shell.', stubUrl: stub.url, home, hooks, codexRequireHookTrust: true });
+      const result = await runVendor({
+        vendor: 'codex',
+        prompt: 'Say hi using the shell.',
+        stubUrl: stub.url,
+        home,
+        hooks,
+        codexRequireHookTrust: true,
+      });
       expect(result.code, describeRun(result)).toBe(0);
       // The session really ran (both model turns), so the silence is the trust gate's doing.
-      expect(stub.requests.filter(isResponsesAgentRequest).length, stub.describe()).toBeGreaterThanOrEqual(2);
+      expect(
+        stub.requests.filter(isResponsesAgentRequest).length,
+        stub.describe(),
+      ).toBeGreaterThanOrEqual(2);
       expect(receiver.calls).toEqual([]);
     } finally {
       await stub.close();

@@ -12,10 +12,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanionUnavailable } from '../support/companion';
 import { isAnthropicAgentRequest, startAnthropicStub } from '../support/model-stubs/anthropic-stub';
 import { isChatAgentRequest, startChatStub } from '../support/model-stubs/openai-chat-stub';
-import { isResponsesAgentRequest, startResponsesStub } from '../support/model-stubs/openai-responses-stub';
-import { requestContains, type RecordedRequest, type StubServer } from '../support/model-stubs/stub-server';
+import {
+  isResponsesAgentRequest,
+  startResponsesStub,
+} from '../support/model-stubs/openai-responses-stub';
+import {
+  requestContains,
+  type RecordedRequest,
+  type StubServer,
+} from '../support/model-stubs/stub-server';
 import { describeRun, makeTempHome, removeTempDir } from '../support/run-vendor';
-import { HOOK_TOKEN_ENV, isInstructionEvent, nextAgentRequest, openSteeringRig, startHeldSession, type SteeringRig } from '../support/steering-rig';
+import {
+  HOOK_TOKEN_ENV,
+  isInstructionEvent,
+  nextAgentRequest,
+  openSteeringRig,
+  startHeldSession,
+  type SteeringRig,
+} from '../support/steering-rig';
 import { ensureVendorCli, type CliVendor } from '../support/vendor-clis';
 
 interface PickupCase {
@@ -26,10 +40,30 @@ interface PickupCase {
 }
 
 const CASES: readonly PickupCase[] = [
-  { vendor: 'claude-code', transport: null, startStub: () => startAnthropicStub(), isAgent: isAnthropicAgentRequest },
-  { vendor: 'claude-code', transport: 'command', startStub: () => startAnthropicStub(), isAgent: isAnthropicAgentRequest },
-  { vendor: 'codex', transport: null, startStub: () => startResponsesStub(), isAgent: isResponsesAgentRequest },
-  { vendor: 'qwen-code', transport: null, startStub: () => startChatStub(), isAgent: isChatAgentRequest },
+  {
+    vendor: 'claude-code',
+    transport: null,
+    startStub: () => startAnthropicStub(),
+    isAgent: isAnthropicAgentRequest,
+  },
+  {
+    vendor: 'claude-code',
+    transport: 'command',
+    startStub: () => startAnthropicStub(),
+    isAgent: isAnthropicAgentRequest,
+  },
+  {
+    vendor: 'codex',
+    transport: null,
+    startStub: () => startResponsesStub(),
+    isAgent: isResponsesAgentRequest,
+  },
+  {
+    vendor: 'qwen-code',
+    transport: null,
+    startStub: () => startChatStub(),
+    isAgent: isChatAgentRequest,
+  },
 ];
 
 describe('the real CLIs pick up what the installer wrote', () => {
@@ -59,7 +93,15 @@ describe('the real CLIs pick up what the installer wrote', () => {
       await ensureVendorCli(c.vendor);
       const home = await makeTempHome(`aep-install-${c.vendor}-`);
       const userEnv = { HOME: home, CODEX_HOME: join(home, '.codex') };
-      const args = ['install', '--vendor', c.vendor, '--scope', 'user', '--instruct', ...(c.transport ? ['--transport', c.transport] : [])];
+      const args = [
+        'install',
+        '--vendor',
+        c.vendor,
+        '--scope',
+        'user',
+        '--instruct',
+        ...(c.transport ? ['--transport', c.transport] : []),
+      ];
       const installed = await r.companion.runCli(args, { env: userEnv });
       if (/not available yet/.test(installed.stderr)) {
         await removeTempDir(home);
@@ -70,15 +112,23 @@ describe('the real CLIs pick up what the installer wrote', () => {
       const stub = await c.startStub();
       stubs.push(stub);
       // HTTP hooks name the token variable; the user exports it as the installer says. Commands need nothing.
-      const env: Record<string, string> = c.vendor === 'codex' || c.transport === 'command' ? {} : { [HOOK_TOKEN_ENV]: r.companion.tokens.hook };
+      const env: Record<string, string> =
+        c.vendor === 'codex' || c.transport === 'command'
+          ? {}
+          : { [HOOK_TOKEN_ENV]: r.companion.tokens.hook };
       const live = await startHeldSession(r, c.vendor, stub, c.isAgent, undefined, { home, env });
       const text = `Operator note ${randomUUID()}: keep answers short.`;
       const { id, outcome } = await r.socket.instruct(c.vendor, live.session, text);
       expect(outcome.kind, JSON.stringify(outcome)).toBe('accepted');
       live.hold.release();
-      const carrying = await stub.waitForRequest((q) => c.isAgent(q) && requestContains(q, text), { fromIndex: live.held.index + 1 });
+      const carrying = await stub.waitForRequest((q) => c.isAgent(q) && requestContains(q, text), {
+        fromIndex: live.held.index + 1,
+      });
       expect(nextAgentRequest(stub, c.isAgent, live.held)?.index).toBe(carrying.index);
-      await r.socket.waitForEvent(isInstructionEvent(c.vendor, 'delivered', id), 'instruction.delivered');
+      await r.socket.waitForEvent(
+        isInstructionEvent(c.vendor, 'delivered', id),
+        'instruction.delivered',
+      );
       const result = await live.finish();
       expect(result.code, describeRun(result)).toBe(0);
     });

@@ -11,7 +11,14 @@ import { CompanionUnavailable } from '../support/companion';
 import { isAnthropicAgentRequest, startAnthropicStub } from '../support/model-stubs/anthropic-stub';
 import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
 import { describeRun } from '../support/run-vendor';
-import { auditRowsFor, isInstructionEvent, nextAgentRequest, openSteeringRig, startHeldSession, type SteeringRig } from '../support/steering-rig';
+import {
+  auditRowsFor,
+  isInstructionEvent,
+  nextAgentRequest,
+  openSteeringRig,
+  startHeldSession,
+  type SteeringRig,
+} from '../support/steering-rig';
 import { HOOK_MOMENTS, supportsHttpHook, vendorHooks } from '../support/vendor-hook-config';
 
 const VENDOR = 'claude-code';
@@ -40,7 +47,11 @@ describe('Claude Code: steering end to end with the real CLI', () => {
     const r = rig;
     const stub = await startAnthropicStub();
     stubs.push(stub);
-    const hooks = vendorHooks(VENDOR, (moment) => (supportsHttpHook(VENDOR, moment) ? r.httpHook(VENDOR) : r.shimHook(VENDOR)), HOOK_MOMENTS[VENDOR]);
+    const hooks = vendorHooks(
+      VENDOR,
+      (moment) => (supportsHttpHook(VENDOR, moment) ? r.httpHook(VENDOR) : r.shimHook(VENDOR)),
+      HOOK_MOMENTS[VENDOR],
+    );
     const live = await startHeldSession(r, VENDOR, stub, isAnthropicAgentRequest, hooks);
     const text = `Operator note ${randomUUID()}: keep answers short.`;
     const { id, outcome } = await r.socket.instruct(VENDOR, live.session, text);
@@ -48,10 +59,16 @@ describe('Claude Code: steering end to end with the real CLI', () => {
     expect(live.held.raw).not.toContain(text);
 
     live.hold.release();
-    const carrying = await stub.waitForRequest((q) => isAnthropicAgentRequest(q) && requestContains(q, text), { fromIndex: live.held.index + 1 });
+    const carrying = await stub.waitForRequest(
+      (q) => isAnthropicAgentRequest(q) && requestContains(q, text),
+      { fromIndex: live.held.index + 1 },
+    );
     expect(nextAgentRequest(stub, isAnthropicAgentRequest, live.held)?.index).toBe(carrying.index);
 
-    const delivered = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'delivered', id), 'instruction.delivered');
+    const delivered = await r.socket.waitForEvent(
+      isInstructionEvent(VENDOR, 'delivered', id),
+      'instruction.delivered',
+    );
     expect(delivered.session).toBe(live.session);
     // The first context-carrying moment after the held response: the shell tool call's PreToolUse.
     expect(delivered.data).toMatchObject({ queued_ms: expect.any(Number), moment: 'PreToolUse' });
@@ -59,7 +76,9 @@ describe('Claude Code: steering end to end with the real CLI', () => {
     expect(result.code, describeRun(result)).toBe(0);
 
     const actions = (await auditRowsFor(r.companion, live.session, id)).map((row) => row.action);
-    expect(actions).toEqual(expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']),
+    );
   });
 
   it('drops an instruction still queued when the session ends (SessionEnd)', async (ctx) => {
@@ -68,22 +87,37 @@ describe('Claude Code: steering end to end with the real CLI', () => {
     // One text answer and no context-carrying moment registered after the start: nothing can deliver.
     const stub = await startAnthropicStub([{ text: 'All done.' }]);
     stubs.push(stub);
-    const hooks = vendorHooks(VENDOR, (moment) => (moment === 'SessionStart' ? r.shimHook(VENDOR) : r.httpHook(VENDOR)), ['SessionStart', 'SessionEnd']);
+    const hooks = vendorHooks(
+      VENDOR,
+      (moment) => (moment === 'SessionStart' ? r.shimHook(VENDOR) : r.httpHook(VENDOR)),
+      ['SessionStart', 'SessionEnd'],
+    );
     const live = await startHeldSession(r, VENDOR, stub, isAnthropicAgentRequest, hooks);
     const text = `Operator note ${randomUUID()}: this one arrives too late.`;
     const from = r.socket.events.length;
-    const sent = r.companion.runCli(['instruct', live.session, text, '--wait'], { timeoutMs: 120_000 });
-    const accepted = await r.socket.waitForEvent((e) => e.type === 'control.accepted' && e.session === live.session, 'control.accepted', { fromIndex: from });
+    const sent = r.companion.runCli(['instruct', live.session, text, '--wait'], {
+      timeoutMs: 120_000,
+    });
+    const accepted = await r.socket.waitForEvent(
+      (e) => e.type === 'control.accepted' && e.session === live.session,
+      'control.accepted',
+      { fromIndex: from },
+    );
     const commandId = accepted.cause as string;
 
     const result = await live.finish();
     expect(result.code, describeRun(result)).toBe(0);
-    const dropped = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'dropped', commandId), 'instruction.dropped');
+    const dropped = await r.socket.waitForEvent(
+      isInstructionEvent(VENDOR, 'dropped', commandId),
+      'instruction.dropped',
+    );
     expect(dropped.data).toMatchObject({ reason: 'session-ended' });
     const cli = await sent;
     expect(cli.code, `${cli.stdout}\n${cli.stderr}`).toBe(5);
     expect(stub.requests.some((q) => requestContains(q, text))).toBe(false);
-    const actions = (await auditRowsFor(r.companion, live.session, commandId)).map((row) => row.action);
+    const actions = (await auditRowsFor(r.companion, live.session, commandId)).map(
+      (row) => row.action,
+    );
     expect(actions).toEqual(expect.arrayContaining(['instruct.accepted', 'instruct.dropped']));
   });
 });

@@ -8,10 +8,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompanionUnavailable } from '../support/companion';
-import { isResponsesAgentRequest, startResponsesStub } from '../support/model-stubs/openai-responses-stub';
+import {
+  isResponsesAgentRequest,
+  startResponsesStub,
+} from '../support/model-stubs/openai-responses-stub';
 import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
 import { describeRun } from '../support/run-vendor';
-import { auditRowsFor, isInstructionEvent, nextAgentRequest, openSteeringRig, startHeldSession, type SteeringRig } from '../support/steering-rig';
+import {
+  auditRowsFor,
+  isInstructionEvent,
+  nextAgentRequest,
+  openSteeringRig,
+  startHeldSession,
+  type SteeringRig,
+} from '../support/steering-rig';
 import { HOOK_MOMENTS, vendorHooks } from '../support/vendor-hook-config';
 
 const VENDOR = 'codex';
@@ -48,10 +58,16 @@ describe('Codex: steering end to end with the real CLI', () => {
     expect(live.held.raw).not.toContain(text);
 
     live.hold.release();
-    const carrying = await stub.waitForRequest((q) => isResponsesAgentRequest(q) && requestContains(q, text), { fromIndex: live.held.index + 1 });
+    const carrying = await stub.waitForRequest(
+      (q) => isResponsesAgentRequest(q) && requestContains(q, text),
+      { fromIndex: live.held.index + 1 },
+    );
     expect(nextAgentRequest(stub, isResponsesAgentRequest, live.held)?.index).toBe(carrying.index);
 
-    const delivered = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'delivered', id), 'instruction.delivered');
+    const delivered = await r.socket.waitForEvent(
+      isInstructionEvent(VENDOR, 'delivered', id),
+      'instruction.delivered',
+    );
     expect(delivered.session).toBe(live.session);
     // The first context-carrying moment after the held response: the shell tool call's PreToolUse.
     expect(delivered.data).toMatchObject({ queued_ms: expect.any(Number), moment: 'PreToolUse' });
@@ -59,7 +75,9 @@ describe('Codex: steering end to end with the real CLI', () => {
     expect(result.code, describeRun(result)).toBe(0);
 
     const actions = (await auditRowsFor(r.companion, live.session, id)).map((row) => row.action);
-    expect(actions).toEqual(expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']),
+    );
   });
 
   it('drops an instruction left queued after the session goes idle (no session-end moment)', async (ctx) => {
@@ -78,7 +96,11 @@ describe('Codex: steering end to end with the real CLI', () => {
     const result = await live.finish();
     expect(result.code, describeRun(result)).toBe(0);
     // The idle sweep runs at most a minute apart; the bound leaves room for one full period.
-    const dropped = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'dropped', id), 'instruction.dropped', { timeoutMs: 150_000 });
+    const dropped = await r.socket.waitForEvent(
+      isInstructionEvent(VENDOR, 'dropped', id),
+      'instruction.dropped',
+      { timeoutMs: 150_000 },
+    );
     expect(dropped.data).toMatchObject({ reason: 'session-idle' });
     expect(stub.requests.some((q) => requestContains(q, text))).toBe(false);
     const actions = (await auditRowsFor(r.companion, live.session, id)).map((row) => row.action);

@@ -13,7 +13,14 @@ import { CompanionUnavailable } from '../support/companion';
 import { isChatAgentRequest, startChatStub } from '../support/model-stubs/openai-chat-stub';
 import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
 import { describeRun } from '../support/run-vendor';
-import { auditRowsFor, isInstructionEvent, nextAgentRequest, openSteeringRig, startHeldSession, type SteeringRig } from '../support/steering-rig';
+import {
+  auditRowsFor,
+  isInstructionEvent,
+  nextAgentRequest,
+  openSteeringRig,
+  startHeldSession,
+  type SteeringRig,
+} from '../support/steering-rig';
 import { HOOK_MOMENTS, vendorHooks } from '../support/vendor-hook-config';
 
 const VENDOR = 'qwen-code';
@@ -50,18 +57,29 @@ describe('Qwen Code: steering end to end with the real CLI', () => {
     expect(live.held.raw).not.toContain(text);
 
     live.hold.release();
-    const carrying = await stub.waitForRequest((q) => isChatAgentRequest(q) && requestContains(q, text), { fromIndex: live.held.index + 1 });
+    const carrying = await stub.waitForRequest(
+      (q) => isChatAgentRequest(q) && requestContains(q, text),
+      { fromIndex: live.held.index + 1 },
+    );
     expect(nextAgentRequest(stub, isChatAgentRequest, live.held)?.index).toBe(carrying.index);
 
-    const delivered = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'delivered', id), 'instruction.delivered');
+    const delivered = await r.socket.waitForEvent(
+      isInstructionEvent(VENDOR, 'delivered', id),
+      'instruction.delivered',
+    );
     expect(delivered.session).toBe(live.session);
     // The first context-carrying moment after the held response: the mid-turn UserPromptSubmit that precedes the request carrying the tool result.
-    expect(delivered.data).toMatchObject({ queued_ms: expect.any(Number), moment: 'UserPromptSubmit' });
+    expect(delivered.data).toMatchObject({
+      queued_ms: expect.any(Number),
+      moment: 'UserPromptSubmit',
+    });
     const result = await live.finish();
     expect(result.code, describeRun(result)).toBe(0);
 
     const actions = (await auditRowsFor(r.companion, live.session, id)).map((row) => row.action);
-    expect(actions).toEqual(expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']),
+    );
   });
 
   it('drops an instruction still queued when the session ends (SessionEnd, ACP mode)', async (ctx) => {
@@ -79,14 +97,20 @@ describe('Qwen Code: steering end to end with the real CLI', () => {
         const client = new AcpClient(running.child);
         acp = client;
         turn = client.openSession(cwd).then((sessionId) => client.prompt(sessionId, 'Say hi.'));
-        // Failures surface through `turn` below or as a CLI that never reaches the stub.
-        turn.catch(() => undefined);
+        // An ACP agent never ends by itself: stop it at once when the client side fails.
+        turn.catch(() => running.kill());
       },
     });
     const text = `Operator note ${randomUUID()}: this one arrives too late.`;
     const from = r.socket.events.length;
-    const sent = r.companion.runCli(['instruct', live.session, text, '--wait'], { timeoutMs: 120_000 });
-    const accepted = await r.socket.waitForEvent((e) => e.type === 'control.accepted' && e.session === live.session, 'control.accepted', { fromIndex: from });
+    const sent = r.companion.runCli(['instruct', live.session, text, '--wait'], {
+      timeoutMs: 120_000,
+    });
+    const accepted = await r.socket.waitForEvent(
+      (e) => e.type === 'control.accepted' && e.session === live.session,
+      'control.accepted',
+      { fromIndex: from },
+    );
     const commandId = accepted.cause as string;
 
     live.hold.release();
@@ -94,12 +118,17 @@ describe('Qwen Code: steering end to end with the real CLI', () => {
     acp?.end();
     const result = await live.finish();
     expect(result.timedOut, describeRun(result)).toBe(false);
-    const dropped = await r.socket.waitForEvent(isInstructionEvent(VENDOR, 'dropped', commandId), 'instruction.dropped');
+    const dropped = await r.socket.waitForEvent(
+      isInstructionEvent(VENDOR, 'dropped', commandId),
+      'instruction.dropped',
+    );
     expect(dropped.data).toMatchObject({ reason: 'session-ended' });
     const cli = await sent;
     expect(cli.code, `${cli.stdout}\n${cli.stderr}`).toBe(5);
     expect(stub.requests.some((q) => requestContains(q, text))).toBe(false);
-    const actions = (await auditRowsFor(r.companion, live.session, commandId)).map((row) => row.action);
+    const actions = (await auditRowsFor(r.companion, live.session, commandId)).map(
+      (row) => row.action,
+    );
     expect(actions).toEqual(expect.arrayContaining(['instruct.accepted', 'instruct.dropped']));
   });
 });

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { InstallOptions, InstallPlan } from '../../../common/api';
 import type { Surface } from '../../../common/audit';
 import { isVendorId, VENDOR_NAMES, VENDORS, type VendorId } from '../../../common/vendors';
-import type { InstallerEnv } from '../../core/installer';
+import type { InstallerEnv, InstallerHost } from '../../core/installer';
 import { daemonUrl, parseArgs, resolveDataDir } from '../locate-daemon';
 
 const USAGE =
@@ -25,22 +25,23 @@ function managedPolicyFiles(platform: NodeJS.Platform): InstallerEnv['managedPol
   return { 'claude-code': ['/etc/claude-code/managed-settings.json'], codex: ['/etc/codex/requirements.toml'] };
 }
 
-/** The installer environment of this process: home, PATH, relocation variables, the Node runtime for the launcher. */
-export function installerEnvFromProcess(dataDir: string, surface: Surface = 'cli'): InstallerEnv {
+/** What this process knows about the user's machine (for the daemon's installer routes too): home, PATH, config-dir variables, the Node runtime for the launcher. */
+export function installerHostFromProcess(): InstallerHost {
   const env = process.env;
   return {
     home: homedir(),
-    dataDir,
-    daemonUrl: daemonUrl(dataDir),
     vars: { CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR, CODEX_HOME: env.CODEX_HOME, QWEN_HOME: env.QWEN_HOME, HERMES_HOME: env.HERMES_HOME },
     path: env.PATH ?? '',
     platform: process.platform,
     runtime: { path: process.execPath, electron: Boolean(process.versions.electron) },
     managedPolicyFiles: managedPolicyFiles(process.platform),
     processEnv: env,
-    actor: 'operator',
-    surface,
   };
+}
+
+/** The installer environment of a CLI command over one data directory. */
+export function installerEnvFromProcess(dataDir: string, surface: Surface = 'cli'): InstallerEnv {
+  return { ...installerHostFromProcess(), dataDir, daemonUrl: daemonUrl(dataDir), actor: 'operator', surface };
 }
 
 /** Adds the audit log of the data directory to an environment; the close function releases it. */

@@ -85,6 +85,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       profile: (vendor) => vendorAdapter(vendor).profile,
       channel: emitter,
       startedAtMs,
+      atomic: (fn) => ctx.db.transaction(fn)(),
     });
     const permissions = new PermissionLoop({
       acks,
@@ -159,6 +160,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       for (const unsubscribe of unsubscribers) unsubscribe();
       killSwitch.close();
       for (const e of emitters.values()) e.close();
+      sessions.flush();
     };
   };
 }

@@ -9,10 +9,16 @@ import { downlevel } from '../aep/downlevel';
 export interface Rendered {
   readonly event: AepEvent;
   readonly json: string;
+  /** The SSE message text, built once by the first SSE subscription that sends it. */
+  sse?: string;
+  /** The WebSocket text frame, built once by the first WS subscription that sends it. */
+  wsFrame?: Buffer;
 }
 
 /** An event shared by every subscription it is offered to. */
 export class FanoutItem implements Rendered {
+  sse?: string;
+  wsFrame?: Buffer;
   private rendered: Map<Capture, Rendered> | undefined;
 
   constructor(

@@ -4,12 +4,11 @@
  * `session:epoch:seq` for positioned events, `: replay-exhausted` comments, `: ping` heartbeats.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CAPTURES, type Capture } from '../../../common/aep/envelope';
+import { CAPTURES, type AepEvent, type Capture } from '../../../common/aep/envelope';
 import { parseFilter } from '../aep/filter';
 import { createLogger } from '../logger';
 import { sendError } from '../server/http-util';
 import type { HttpRoute, RequestContext } from '../server/route-table';
-import { corkForTurn } from './corker';
 import { parseFromParam, parseLastEventId, positionId, type ReplayFrom } from './positions';
 import type { Relay } from './relay';
 import { Subscription, type DeliveryTransport } from './subscription';
@@ -64,6 +63,14 @@ export function parseStreamRequest(
   return { ok: true, filterSpec, capture, from, live };
 }
 
+/** One SSE message: `event:`, `id:` for positioned events, and the JSON on a single `data:` line. */
+export function sseMessage(event: AepEvent, json: string): string {
+  const id = positionId(event.session, event.epoch, event.seq);
+  // Ingest keeps single-line JSON; re-encoding is the guard for anything else.
+  const line = json.includes('\n') || json.includes('\r') ? JSON.stringify(event) : json;
+  return `event: ${event.type}\n${id === null ? '' : `id: ${id}\n`}data: ${line}\n\n`;
+}
+
 /** The `GET /stream` route. */
 export function sseRoute(relay: Relay): HttpRoute {
   return {
@@ -88,19 +95,33 @@ export function sseRoute(relay: Relay): HttpRoute {
       socket?.setNoDelay(true);
 
       let closed = false;
+      // Messages of one turn are joined into one write (one HTTP chunk) instead of one per event.
+      let outbox = '';
+      let flushScheduled = false;
       let drainWaiters: (() => void)[] = [];
       const wakeDrain = (): void => {
         const waiters = drainWaiters;
         drainWaiters = [];
         for (const w of waiters) w();
       };
+      const flush = (): void => {
+        flushScheduled = false;
+        if (closed || outbox === '') return;
+        const chunk = outbox;
+        outbox = '';
+        res.write(chunk);
+      };
       const write = (chunk: string): void => {
         if (closed) return;
-        corkForTurn(res);
-        res.write(chunk);
+        outbox += chunk;
+        if (!flushScheduled) {
+          flushScheduled = true;
+          process.nextTick(flush);
+        }
       };
       const finish = (comment: string | null, destroyAfterMs: number): void => {
         if (closed) return;
+        flush();
         if (comment !== null) res.write(`: ${comment}\n\n`);
         closed = true;
         res.end();
@@ -112,14 +133,15 @@ export function sseRoute(relay: Relay): HttpRoute {
         }, destroyAfterMs).unref();
       };
       const transport: DeliveryTransport = {
-        bufferedBytes: () => res.writableLength,
-        sendEvent: ({ event, json }) => {
-          const id = positionId(event.session, event.epoch, event.seq);
-          const safe = /[\r\n]/.test(json) ? JSON.stringify(event) : json;
-          write(`event: ${event.type}\n${id === null ? '' : `id: ${id}\n`}data: ${safe}\n\n`);
+        bufferedBytes: () => res.writableLength + outbox.length,
+        sendEvent: (rendered) => {
+          write((rendered.sse ??= sseMessage(rendered.event, rendered.json)));
         },
         sendReplayExhausted: (session, earliest) => write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`),
-        drained: () => (closed || res.writableLength === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve))),
+        drained: () => {
+          flush();
+          return closed || res.writableLength === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve));
+        },
         overflow: (reason) => {
           log.info('disconnecting a slow SSE consumer', { reason });
           finish(`closing ${reason}`, 1_000);

@@ -56,8 +56,8 @@ export interface SubscriptionSpec {
 
 /** A live subscription. */
 export class Subscription {
-  /** Last delivered position per session (the `closing` frame reports it). */
-  readonly delivered = new Map<string, Position>();
+  /** Last delivered positioned event per session (the `closing` frame reports its position). */
+  private readonly lastDelivered = new Map<string, AepEvent>();
   /** Events dropped toward this consumer by the backpressure rule. */
   dropped = 0;
   private live = false;
@@ -128,6 +128,11 @@ export class Subscription {
     }
   }
 
+  /** Last delivered position per session (what a `closing` frame reports). */
+  delivered(): Position[] {
+    return [...this.lastDelivered.values()].map((e) => ({ session: e.session!, epoch: e.epoch ?? 0, seq: e.seq! }));
+  }
+
   /** Stops delivery (unsubscribe, connection gone). */
   close(): void {
     this.closed = true;
@@ -157,7 +162,7 @@ export class Subscription {
   private send(rendered: Rendered): void {
     this.transport.sendEvent(rendered);
     const e = rendered.event;
-    if (e.session !== undefined && e.seq !== undefined) this.delivered.set(e.session, { session: e.session, epoch: e.epoch ?? 0, seq: e.seq });
+    if (e.session !== undefined && e.seq !== undefined) this.lastDelivered.set(e.session, e);
   }
 
   private checkExhausted(session: string, after: { epoch: number; seq: number }): void {

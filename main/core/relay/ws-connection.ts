@@ -13,6 +13,7 @@ import { createLogger } from '../logger';
 import type { Principal } from '../server/route-table';
 import type { Claimant } from './claims';
 import { corkForTurn } from './corker';
+import { textFrame } from './ws-frame';
 import { SUPPORTED_VERSIONS } from './http-ingest';
 import { parseFrom } from './positions';
 import type { Relay } from './relay';
@@ -112,7 +113,7 @@ export class WsConnection implements TrackedConnection, Claimant {
   private goodbye(reason: string, code: number): void {
     if (this.closed) return;
     const delivered: { sub: string; session: string; epoch: number; seq: number }[] = [];
-    for (const [id, { sub }] of this.subs) for (const p of sub.delivered.values()) delivered.push({ sub: id, ...p });
+    for (const [id, { sub }] of this.subs) for (const p of sub.delivered()) delivered.push({ sub: id, ...p });
     if (this.helloDone) this.send({ type: 'closing', reason, delivered });
     this.closeWith(code, reason);
   }
@@ -152,6 +153,18 @@ export class WsConnection implements TrackedConnection, Claimant {
     if (this.ws.readyState !== this.ws.OPEN) return;
     corkForTurn((this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket);
     this.ws.send(text);
+  }
+
+  /**
+   * Writes a pre-built text frame straight to the socket. Safe beside ws's own sends because the
+   * relay never compresses or fragments, so ws writes every frame whole and synchronously too.
+   */
+  private sendFrame(frame: Buffer): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    const socket = (this.ws as unknown as { _socket?: import('node:net').Socket })._socket;
+    if (!socket || socket.destroyed) return;
+    corkForTurn(socket);
+    socket.write(frame);
   }
 
   private error(code: string, detail: string, extra: Json = {}): void {
@@ -334,7 +347,7 @@ export class WsConnection implements TrackedConnection, Claimant {
   private transportFor(subId: string): DeliveryTransport {
     return {
       bufferedBytes: () => this.ws.bufferedAmount,
-      sendEvent: ({ json }) => this.sendText(json),
+      sendEvent: (rendered) => this.sendFrame((rendered.wsFrame ??= textFrame(rendered.json))),
       sendReplayExhausted: (session, earliest) => this.send({ type: 'replay-exhausted', sub: subId, session, earliest }),
       drained: () =>
         this.closed || this.ws.bufferedAmount < this.relay.limits.softBytes

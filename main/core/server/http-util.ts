@@ -2,6 +2,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, ok, type Result } from '../../../common/result';
 
+/** Bytes of a refused upload read and discarded before the connection is cut. */
+const DRAIN_SLACK = 64 << 20;
+
 /** Sends a JSON body with the given status (no-op when the response already ended). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.writableEnded || res.destroyed) return;
@@ -74,12 +77,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Result<Bu
   });
 }
 
-/** Discards the rest of a refused upload without buffering it; gives up after 4× the limit. */
+/** Discards the rest of a refused upload without buffering it (so the client reads the 413); gives up after a bound. */
 function drain(req: IncomingMessage, limit: number): void {
   let discarded = 0;
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
-    if (discarded > limit * 4) req.socket.destroy();
+    if (discarded > limit * 4 + DRAIN_SLACK) req.socket.destroy();
   });
   req.resume();
 }

@@ -31,6 +31,8 @@ export interface SteeringEngineDeps {
   readonly channel: (vendor: VendorId) => VendorChannel;
   /** When this daemon run started: a session last seen before it may have ended unseen. */
   readonly startedAtMs: number;
+  /** Runs a decision's writes (audit rows, ack, queue entry) as one transaction: one commit per command. */
+  readonly atomic?: <T>(fn: () => T) => T;
 }
 
 /** The largest text one instruction may carry for a vendor: its context cap, else the product-wide bound. */
@@ -46,23 +48,28 @@ export class SteeringEngine {
    * queued, or rejected with a reason. Resolves once the ack is committed.
    */
   async handleInstruct(vendor: VendorId, command: AepEvent): Promise<void> {
+    const atomic = this.deps.atomic ?? ((fn) => fn());
+    const sent = atomic(() => this.decideInstruct(vendor, command));
+    await sent;
+  }
+
+  /** The synchronous part of a decision; returns the promise of the ack's sending. */
+  private decideInstruct(vendor: VendorId, command: AepEvent): Promise<void> {
     const { acks, audit } = this.deps;
     const channel = this.deps.channel(vendor);
     const origin = commandOrigin(command);
     const recorded = acks.recorded(command);
     if (recorded) {
       audit(this.row(origin, 'instruct.retry', command, 'replayed', null));
-      await acks.resend(channel, recorded);
-      return;
+      return acks.resend(channel, recorded);
     }
     audit(this.row(origin, 'instruct.command', command, 'received', null));
     const verdict = this.judge(vendor, command);
     if (!verdict.accepted) {
       const decided = acks.decide(channel, command, verdict);
-      if (!decided) return;
+      if (!decided) return Promise.resolve();
       audit(this.row(origin, 'instruct.rejected', command, 'rejected', { reason: verdict.reason, detail: verdict.detail ?? null }));
-      await decided.sent;
-      return;
+      return decided.sent;
     }
     const queued: QueuedInstruction = {
       commandSource: command.source,
@@ -75,9 +82,9 @@ export class SteeringEngine {
       queuedAtMs: this.deps.clock(),
     };
     const decided = acks.decide(channel, command, { accepted: true }, queued);
-    if (!decided) return;
+    if (!decided) return Promise.resolve();
     audit(this.row(origin, 'instruct.accepted', command, 'ok', { queued: this.deps.repo.countQueued(vendor, queued.session) }));
-    await decided.sent;
+    return decided.sent;
   }
 
   /** True when the session has instructions waiting (cheap check before building a reply). */

@@ -1,6 +1,6 @@
 /** The store's public API: the opener, its errors, and one repository per table. */
 export { openDb, latestVersion, type OpenDbOptions } from './open-db';
-export { StoreError, isStoreError, type StoreErrorCode } from './store-error';
+export { StoreError, isStoreError, toStoreError, type StoreErrorCode } from './store-error';
 export { migrations, type Migration } from './migrations/index';
 export {
   EventStore,

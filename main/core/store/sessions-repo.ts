@@ -69,13 +69,21 @@ const toRow = (r: RawRow): SessionRow => ({
   pendingAttention: r.pending_attention,
 });
 
+const MAX_CACHED = 10_000;
+const keyOf = (source: string, session: string): string => `${source}\u0000${session}`;
+
 /** Repository of the `sessions` table; statements are prepared once. */
 export class SessionsRepo {
   private readonly getStmt: Statement<[string, string]>;
   private readonly byVendorStmt: Statement<[string, string]>;
   private readonly upsertStmt: Statement<Record<string, unknown>>;
   private readonly stateStmt: Statement<[string, string, string]>;
-  private readonly resetStmt: Statement<[string, string]>;
+  private readonly seenStmt: Statement<[number, string, string, string]>;
+  private readonly writeSeen: (rows: readonly SessionRow[]) => void;
+  /** Recently touched rows (what the database holds once `dirty` is flushed). */
+  private readonly cache = new Map<string, SessionRow>();
+  private readonly dirty = new Map<string, SessionRow>();
+  private flushScheduled = false;
   private readonly attentionStmt: Statement<[number, string, string]>;
   private readonly listStmt: Statement<[]>;
   private readonly liveStmt: Statement<[]>;
@@ -96,7 +104,10 @@ export class SessionsRepo {
         instruct_opt_in = MAX(sessions.instruct_opt_in, excluded.instruct_opt_in),
         permissions_opt_in = MAX(sessions.permissions_opt_in, excluded.permissions_opt_in)`);
     this.stateStmt = db.prepare('UPDATE sessions SET state = ? WHERE source = ? AND session = ?');
-    this.resetStmt = db.prepare('UPDATE sessions SET instruct_opt_in = 0, permissions_opt_in = 0 WHERE source = ? AND session = ?');
+    this.seenStmt = db.prepare('UPDATE sessions SET last_seen_ms = MAX(last_seen_ms, ?), last_hook = ? WHERE source = ? AND session = ?');
+    this.writeSeen = db.transaction((rows: readonly SessionRow[]) => {
+      for (const r of rows) this.seenStmt.run(r.lastSeenMs, r.lastHook ?? '', r.source, r.session);
+    });
     this.attentionStmt = db.prepare(
       'UPDATE sessions SET pending_attention = MAX(0, pending_attention + ?) WHERE source = ? AND session = ?',
     );
@@ -112,64 +123,93 @@ export class SessionsRepo {
    * Records one hook call: creates the session or refreshes it (an ended session stays ended: a
    * late hook after the end must not resurrect it). Opt-ins are sticky for the session's life: a
    * vendor may install one moment without the opt-in, which must not withdraw the verb mid-session.
+   * A hook that changes nothing but the last-seen time and moment is written behind, coalesced
+   * per event-loop turn, so the hook path does not pay a commit per call; every read flushes first.
    */
   touch(t: SessionTouch): TouchResult {
-    return this.db.transaction(() => {
-      const before = this.get(t.source, t.session);
-      this.upsertStmt.run({
-        source: t.source,
-        session: t.session,
-        agent: t.agent,
-        vendor: t.vendor,
-        cwd: t.cwd,
-        now: t.nowMs,
-        hook: t.hook,
-        instruct: t.instructOptIn ? 1 : 0,
-        permissions: t.permissionsOptIn ? 1 : 0,
-      });
-      return { before, after: this.get(t.source, t.session) as SessionRow };
-    })();
+    const key = keyOf(t.source, t.session);
+    const before = this.cache.get(key) ?? this.get(t.source, t.session);
+    if (
+      before !== null &&
+      before.state === 'active' &&
+      (t.cwd === null || t.cwd === before.cwd) &&
+      (!t.instructOptIn || before.instructOptIn) &&
+      (!t.permissionsOptIn || before.permissionsOptIn)
+    ) {
+      const after: SessionRow = { ...before, lastSeenMs: Math.max(before.lastSeenMs, t.nowMs), lastHook: t.hook };
+      this.remember(key, after);
+      this.dirty.set(key, after);
+      this.scheduleFlush();
+      return { before, after };
+    }
+    this.dirty.delete(key);
+    this.upsertStmt.run({
+      source: t.source,
+      session: t.session,
+      agent: t.agent,
+      vendor: t.vendor,
+      cwd: t.cwd,
+      now: t.nowMs,
+      hook: t.hook,
+      instruct: t.instructOptIn ? 1 : 0,
+      permissions: t.permissionsOptIn ? 1 : 0,
+    });
+    const after = toRow(this.getStmt.get(t.source, t.session) as RawRow);
+    this.remember(key, after);
+    return { before, after };
+  }
+
+  /** Writes the coalesced last-seen updates now (reads call it; the owner calls it before closing the database). */
+  flush(): void {
+    if (this.dirty.size === 0) return;
+    const rows = [...this.dirty.values()];
+    this.dirty.clear();
+    this.writeSeen(rows);
   }
 
   /** One session, or null. */
   get(source: string, session: string): SessionRow | null {
+    this.flush();
     const r = this.getStmt.get(source, session) as RawRow | undefined;
     return r ? toRow(r) : null;
   }
 
   /** The most recently seen session of `vendor` with this id, or null. */
   findByVendor(vendor: VendorId, session: string): SessionRow | null {
+    this.flush();
     const r = this.byVendorStmt.get(vendor, session) as RawRow | undefined;
     return r ? toRow(r) : null;
   }
 
-  /** Clears a session's opt-ins (a restarted session declares them afresh from its hooks). */
-  resetOptIns(source: string, session: string): void {
-    this.resetStmt.run(source, session);
-  }
-
   /** Sets a session's state. */
   setState(source: string, session: string, state: SessionState): void {
+    this.flush();
     this.stateStmt.run(state, source, session);
+    this.cache.delete(keyOf(source, session));
   }
 
   /** Adds `delta` (±1) to the open attention count, never below zero. */
   adjustPendingAttention(source: string, session: string, delta: number): void {
+    this.flush();
     this.attentionStmt.run(delta, source, session);
+    this.cache.delete(keyOf(source, session));
   }
 
   /** Sessions that have not ended, oldest activity first. */
   live(): SessionRow[] {
+    this.flush();
     return (this.liveStmt.all() as RawRow[]).map(toRow);
   }
 
   /** Active sessions whose last hook is at or before `beforeMs`. */
   staleActive(beforeMs: number): SessionRow[] {
+    this.flush();
     return (this.staleStmt.all(beforeMs) as RawRow[]).map(toRow);
   }
 
   /** Every session as the console sees it, most recent first. */
   list(): SessionSummary[] {
+    this.flush();
     return (this.listStmt.all() as RawRow[]).map((r) => {
       const row = toRow(r);
       return {
@@ -187,6 +227,26 @@ export class SessionsRepo {
         pendingAttention: row.pendingAttention,
         eventCount: r.event_count ?? 0,
       };
+    });
+  }
+
+  private remember(key: string, row: SessionRow): void {
+    this.cache.delete(key);
+    this.cache.set(key, row);
+    // Bounded: the least recently touched rows fall out (they are re-read on their next hook).
+    if (this.cache.size > MAX_CACHED) {
+      const oldest = this.cache.keys().next().value as string;
+      if (!this.dirty.has(oldest)) this.cache.delete(oldest);
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      // The owner flushes before closing; a turn that fires after the close has nothing to write.
+      if (this.db.open) this.flush();
     });
   }
 }

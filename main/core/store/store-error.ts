@@ -29,7 +29,7 @@ export function toStoreError(error: unknown, file: string): StoreError | null {
   if (code === null) return null;
   const what: Record<StoreErrorCode, string> = {
     corrupt: `database ${file} is corrupt or not an SQLite database`,
-    unwritable: `cannot open database ${file} for writing`,
+    unwritable: `cannot write database ${file}`,
     locked: `database ${file} is locked by another process`,
     'newer-schema': `database ${file} is newer than this build`,
     'invalid-input': `database ${file} rejected the input`,
@@ -52,7 +52,7 @@ function classify(sqliteCode: string, detail: string): StoreErrorCode | null {
   ) {
     return 'unwritable';
   }
-  // Other SQLite codes while opening mean the file's contents are unusable; anything else is a bug.
-  // (SQLITE_ERROR is a plain SQL error, i.e. a migration bug.)
-  return sqliteCode.startsWith('SQLITE_') && sqliteCode !== 'SQLITE_ERROR' ? 'corrupt' : null;
+  // Anything else (SQL errors, constraint failures, misuse) is a bug or a caller's problem, not the
+  // file's: the original error is kept so its cause is not hidden behind an operator-facing code.
+  return null;
 }

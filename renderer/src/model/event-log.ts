@@ -33,8 +33,10 @@ export class EventLog {
   last: LogPosition | null = null;
   /** Bumped on every change so views can memoise derived models. */
   version = 0;
-  /** Number of events refused as duplicates (shown in the session header for honesty). */
+  /** Redeliveries refused as duplicates. */
   duplicates = 0;
+  /** Bumped when an event lands before the end (a backfill): incremental readers start over. */
+  reorders = 0;
 
   /** Adds an event; returns false when it is a duplicate. */
   add(event: AepEvent): boolean {
@@ -56,6 +58,7 @@ export class EventLog {
         i--;
       }
       this.events.splice(i + 1, 0, event);
+      if (i + 1 < this.events.length - 1) this.reorders++;
     }
     if (pos && (!this.last || comparePositions(pos, this.last) > 0)) this.last = pos;
     this.version++;

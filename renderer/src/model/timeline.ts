@@ -90,36 +90,73 @@ function instructionStatus(r: TimelineRow): TimelineRow['status'] {
   }
 }
 
-/** Builds the rows of an ordered session log. */
-export function buildTimeline(events: readonly AepEvent[]): TimelineRow[] {
-  const rows: TimelineRow[] = [];
-  const toolsById = new Map<string, TimelineRow>();
-  const toolsByName = new Map<string, TimelineRow[]>();
-  const attention = new Map<string, TimelineRow>();
-  const commands = new Map<string, TimelineRow>();
-  const respondToAttention = new Map<string, TimelineRow>();
+/**
+ * Builds timeline rows incrementally: events appended to the log since the last update are
+ * folded in without revisiting the rest, so a live burst costs what it adds, not the whole
+ * history. A backfill into the middle of the log (rare) rebuilds from scratch.
+ */
+export class TimelineBuilder {
+  rows: TimelineRow[] = [];
+  counts: Record<Category, number> = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
+  private processed = 0;
+  private reorders = -1;
+  private toolsById = new Map<string, TimelineRow>();
+  private toolsByName = new Map<string, TimelineRow[]>();
+  private attention = new Map<string, TimelineRow>();
+  private commands = new Map<string, TimelineRow>();
+  private respondToAttention = new Map<string, TimelineRow>();
 
-  for (const e of events) {
+  /** Brings the rows up to date with the log; true when anything changed. */
+  update(log: { readonly events: readonly AepEvent[]; readonly reorders: number }): boolean {
+    if (log.reorders !== this.reorders || log.events.length < this.processed) {
+      this.reset();
+      this.reorders = log.reorders;
+    }
+    const events = log.events;
+    if (this.processed === events.length) return false;
+    for (let i = this.processed; i < events.length; i++) this.consume(events[i]);
+    this.processed = events.length;
+    return true;
+  }
+
+  private reset(): void {
+    this.rows = [];
+    this.counts = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
+    this.processed = 0;
+    this.toolsById.clear();
+    this.toolsByName.clear();
+    this.attention.clear();
+    this.commands.clear();
+    this.respondToAttention.clear();
+  }
+
+  private push(r: TimelineRow): void {
+    this.rows.push(r);
+    this.counts[r.category]++;
+  }
+
+  /** Folds one event into the rows. */
+  private consume(e: AepEvent): void {
     const t = e.type;
     if (t === 'tool.requested') {
       const r = row(e, 'tools', 'tool', toolName(e), argsSummary(e), { tone: 'pending', label: 'running' });
-      rows.push(r);
+      this.push(r);
       const id = toolCallId(e);
-      if (id) toolsById.set(id, r);
+      if (id) this.toolsById.set(id, r);
       else {
-        const queue = toolsByName.get(toolName(e)) ?? [];
+        const queue = this.toolsByName.get(toolName(e)) ?? [];
         queue.push(r);
-        toolsByName.set(toolName(e), queue);
+        this.toolsByName.set(toolName(e), queue);
       }
-      continue;
+      return;
     }
     if (t === 'tool.completed' || t === 'tool.failed' || t === 'tool.denied') {
       const id = toolCallId(e);
-      let r = id ? toolsById.get(id) : toolsByName.get(toolName(e))?.shift();
-      if (id) toolsById.delete(id);
+      let r = id ? this.toolsById.get(id) : this.toolsByName.get(toolName(e))?.shift();
+      if (id) this.toolsById.delete(id);
       if (!r) {
         r = row(e, 'tools', 'tool', toolName(e), argsSummary(e));
-        rows.push(r);
+        this.push(r);
       } else r.events.push(e);
       if (t === 'tool.completed') {
         const status = dataString(e, 'status');
@@ -130,72 +167,78 @@ export function buildTimeline(events: readonly AepEvent[]): TimelineRow[] {
       } else {
         r.status = { tone: 'warn', label: `denied by ${dataString(e, 'by') ?? 'policy'}` };
       }
-      continue;
+      return;
     }
     if (t === 'attention.requested') {
       const kind = dataString(e, 'kind') ?? 'other';
       const r = row(e, 'attention', 'attention', `${kind[0].toUpperCase()}${kind.slice(1)} request`, oneLine(dataString(e, 'prompt')), { tone: 'warn', label: 'waiting for an answer' });
-      rows.push(r);
-      attention.set(e.id, r);
-      continue;
+      this.push(r);
+      this.attention.set(e.id, r);
+      return;
     }
-    if (t.startsWith('attention.') && e.subject && attention.has(e.subject)) {
-      const r = attention.get(e.subject)!;
+    if (t.startsWith('attention.') && e.subject && this.attention.has(e.subject)) {
+      const r = this.attention.get(e.subject)!;
       r.events.push(e);
       if (t === 'attention.answered') {
         const answer = e.data?.answer as { option?: unknown; text?: unknown } | undefined;
         r.status = { tone: 'ok', label: `answered: ${answer?.option ? String(answer.option) : answer?.text ? 'text reply' : 'values'}` };
       } else if (t === 'attention.timeout') r.status = { tone: 'bad', label: 'timed out' };
       else if (t === 'attention.resolved' && r.status?.tone === 'warn') r.status = { tone: 'neutral', label: `resolved (${dataString(e, 'resolution') ?? 'closed'})` };
-      continue;
+      return;
     }
-    if (t === 'control.attention.respond' && e.subject && attention.has(e.subject)) {
-      const r = attention.get(e.subject)!;
+    if (t === 'control.attention.respond' && e.subject && this.attention.has(e.subject)) {
+      const r = this.attention.get(e.subject)!;
       r.events.push(e);
-      respondToAttention.set(e.id, r);
-      continue;
+      this.respondToAttention.set(e.id, r);
+      return;
     }
     if (isInstruct(t)) {
       const r = row(e, 'steering', 'instruction', 'Instruction', oneLine(dataString(e, 'text') ?? notCaptured(e, 'text')), { tone: 'neutral', label: 'sent' });
-      rows.push(r);
-      commands.set(e.id, r);
-      continue;
+      this.push(r);
+      this.commands.set(e.id, r);
+      return;
     }
     if ((t === 'control.accepted' || t === 'control.rejected' || isDelivered(t) || isDropped(t)) && e.cause) {
-      const r = commands.get(e.cause);
+      const r = this.commands.get(e.cause);
       if (r) {
         r.events.push(e);
         r.status = instructionStatus(r);
-        continue;
+        return;
       }
-      const a = respondToAttention.get(e.cause);
+      const a = this.respondToAttention.get(e.cause);
       if (a) {
         a.events.push(e);
         if (t === 'control.rejected') a.status = { tone: 'bad', label: `answer rejected (${dataString(e, 'reason') ?? 'no reason'})` };
-        continue;
+        return;
       }
       const label = t === 'control.accepted' ? 'Command accepted' : t === 'control.rejected' ? `Command rejected (${dataString(e, 'reason') ?? ''})` : isDelivered(t) ? `Instruction delivered at ${dataString(e, 'moment') ?? 'hook'}` : `Instruction dropped (${dataString(e, 'reason') ?? ''})`;
-      rows.push(row(e, 'steering', 'other', label, `command ${e.cause}`));
-      continue;
+      this.push(row(e, 'steering', 'other', label, `command ${e.cause}`));
+      return;
     }
     if (t === 'run.started') {
       const prompt = dataString(e, 'prompt');
-      rows.push(row(e, 'runs', 'prompt', 'Prompt', prompt !== undefined ? oneLine(prompt, 240) : notCaptured(e, 'prompt text')));
-      continue;
+      this.push(row(e, 'runs', 'prompt', 'Prompt', prompt !== undefined ? oneLine(prompt, 240) : notCaptured(e, 'prompt text')));
+      return;
     }
     if (isRunEnd(t)) {
       const d = formatMs(dataNumber(e, 'duration_ms'));
       const label = t === 'run.finished' ? 'Run finished' : t === 'run.failed' ? `Run failed (${dataString(e, 'reason') ?? 'error'})` : 'Run cancelled';
-      rows.push(row(e, 'runs', 'run-end', label, oneLine(dataString(e, 'summary') ?? ''), { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: d || t.slice(4) }));
-      continue;
+      this.push(row(e, 'runs', 'run-end', label, oneLine(dataString(e, 'summary') ?? ''), { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: d || t.slice(4) }));
+      return;
     }
     if (t.startsWith('session.')) {
       const title = t === 'session.started' ? 'Session started' : t === 'session.ended' ? 'Session ended' : `Session ${t.slice(8).replace(/[._]/g, ' ')}`;
       const detail = t === 'session.ended' ? (dataString(e, 'reason') ?? '') : (dataString(e, 'cwd') ?? dataString(e, 'label') ?? '');
-      rows.push(row(e, 'session', 'session', title, oneLine(detail)));
-      continue;
+      this.push(row(e, 'session', 'session', title, oneLine(detail)));
+      return;
     }
-    rows.push(row(e, 'other', 'other', t, oneLine(e.data && Object.keys(e.data).length ? e.data : '')));
+    this.push(row(e, 'other', 'other', t, oneLine(e.data && Object.keys(e.data).length ? e.data : '')));
   }
-  return rows;
+}
+
+/** Builds the rows of an ordered session log in one pass. */
+export function buildTimeline(events: readonly AepEvent[]): TimelineRow[] {
+  const builder = new TimelineBuilder();
+  builder.update({ events, reorders: 0 });
+  return builder.rows;
 }

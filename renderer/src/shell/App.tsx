@@ -11,6 +11,7 @@ import { Header } from './Header';
 import { routeSlots } from './route-slots';
 import { StatusBar } from './StatusBar';
 import { navigate, useRoute, type Route } from './use-route';
+import { useFirstRunRedirect } from '../wizard/first-run';
 
 const SHORTCUTS: Record<string, Route> = {
   '1': { name: 'sessions' },
@@ -52,6 +53,7 @@ function RoutedView({ route }: { route: Route }) {
 /** The app. */
 export function App() {
   const route = useRoute();
+  useFirstRunRedirect(route);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -77,6 +77,24 @@ describe('permission loop', () => {
     expect(timeout).toMatchObject({ subject: request.id, data: { after_ms: 50_000 } });
   });
 
+  it('dismisses the request when the vendor hangs up on a held hook', async () => {
+    const { d, c } = await setup();
+    const abort = new AbortController();
+    const target = new URL('/hooks/claude-code?permissions=1', d.url);
+    const held = fetch(target, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.daemon.tokens.hook}`, 'content-type': 'application/json' },
+      body: JSON.stringify(permissionRequest('s1')),
+      signal: abort.signal,
+    }).catch(() => 'hung up');
+    const request = await c.event((e) => e.type === 'attention.requested');
+    abort.abort();
+    expect(await held).toBe('hung up');
+    const resolved = await c.event((e) => e.type === 'attention.resolved');
+    expect(resolved).toMatchObject({ subject: request.id, data: { resolution: 'dismissed' } });
+    expect(d.parts.permissions.held).toBe(0);
+  });
+
   it('frees held hooks with {} when the daemon closes', async () => {
     const { d } = await setup();
     const held = postHook(d.url, d.daemon.tokens.hook, 'claude-code', permissionRequest('s1'), { permissions: true });

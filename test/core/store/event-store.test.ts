@@ -267,6 +267,16 @@ describe('EventStore retention', () => {
     ]);
   });
 
+  it('trims a late backfill below the retained window at once without moving trimmedThrough back', async () => {
+    const store = new EventStore(db, { maxEventsPerSession: 2 });
+    await store.admit(items(...[5, 6, 7].map((seq) => event({ seq }))));
+    expect(store.trimmedThrough('s1')).toEqual({ epoch: 0, seq: 5 });
+    expect(await store.admit(items(event({ id: 'backfill', seq: 1 })))).toEqual([true]);
+    expect([...store.replay('s1', null)].map((r) => r.seq)).toEqual([6, 7]);
+    expect(store.trimmedThrough('s1')).toEqual({ epoch: 0, seq: 5 });
+    expect(store.counts()).toEqual({ events: 2, sessions: 1 });
+  });
+
   it('counts seq-less events toward retention and trims them in session order', async () => {
     const store = new EventStore(db, { maxEventsPerSession: 2 });
     await store.admit(items(event({ id: 'a', seq: 1 })));

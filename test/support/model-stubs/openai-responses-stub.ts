@@ -17,7 +17,9 @@ interface ResponsesBody {
 /** Whether a recorded request is a Responses call of the agent loop (offers `exec_command`). */
 export function isResponsesAgentRequest(req: RecordedRequest): boolean {
   const body = req.body as ResponsesBody | undefined;
-  return req.path.startsWith('/v1/responses') && !!body?.tools?.some((t) => t.name === 'exec_command');
+  return (
+    req.path.startsWith('/v1/responses') && !!body?.tools?.some((t) => t.name === 'exec_command')
+  );
 }
 
 /** Counts `function_call_output` items in the request input. */
@@ -27,39 +29,101 @@ export function responsesToolResults(req: RecordedRequest): number {
 }
 
 /** Starts a Responses API stub that follows `turns`. */
-export async function startResponsesStub(turns: readonly Turn[] = SHELL_THEN_TEXT): Promise<StubServer> {
+export async function startResponsesStub(
+  turns: readonly Turn[] = SHELL_THEN_TEXT,
+): Promise<StubServer> {
   let responses = 0;
   const handler = (req: RecordedRequest, res: ServerResponse): void => {
     if (req.method === 'GET' && req.path.startsWith('/v1/models')) {
-      sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-stub', object: 'model', owned_by: 'stub' }], models: [] });
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: 'gpt-stub', object: 'model', owned_by: 'stub' }],
+        models: [],
+      });
       return;
     }
     if (req.method !== 'POST' || !req.path.startsWith('/v1/responses')) {
-      sendJson(res, 404, { error: { message: `stub: no ${req.method} ${req.path}`, type: 'not_found' } });
+      sendJson(res, 404, {
+        error: { message: `stub: no ${req.method} ${req.path}`, type: 'not_found' },
+      });
       return;
     }
     responses += 1;
-    const turn: Turn = isResponsesAgentRequest(req) ? pickTurn(turns, responsesToolResults(req)) : { text: 'ok' };
-    streamResponse(res, `resp_stub_${responses}`, (req.body as ResponsesBody | undefined)?.model ?? 'gpt-stub', turn);
+    const turn: Turn = isResponsesAgentRequest(req)
+      ? pickTurn(turns, responsesToolResults(req))
+      : { text: 'ok' };
+    streamResponse(
+      res,
+      `resp_stub_${responses}`,
+      (req.body as ResponsesBody | undefined)?.model ?? 'gpt-stub',
+      turn,
+    );
   };
   return new StubServer('responses', handler).start();
 }
 
 function streamResponse(res: ServerResponse, id: string, model: string, turn: Turn): void {
   startSse(res);
-  const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [] };
+  const base = {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    status: 'in_progress',
+    output: [],
+  };
   writeSse(res, { type: 'response.created', response: base }, 'response.created');
   const item =
     'shell' in turn
-      ? { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'exec_command', arguments: JSON.stringify({ cmd: turn.shell }), status: 'completed' }
-      : { type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
-  writeSse(res, { type: 'response.output_item.added', output_index: 0, item }, 'response.output_item.added');
+      ? {
+          type: 'function_call',
+          id: `fc_${id}`,
+          call_id: `call_${id}`,
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: turn.shell }),
+          status: 'completed',
+        }
+      : {
+          type: 'message',
+          id: `msg_${id}`,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+        };
+  writeSse(
+    res,
+    { type: 'response.output_item.added', output_index: 0, item },
+    'response.output_item.added',
+  );
   if ('text' in turn) {
-    const delta = { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: turn.text };
+    const delta = {
+      type: 'response.output_text.delta',
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      delta: turn.text,
+    };
     writeSse(res, delta, 'response.output_text.delta');
   }
-  writeSse(res, { type: 'response.output_item.done', output_index: 0, item }, 'response.output_item.done');
-  const usage = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 17 };
-  writeSse(res, { type: 'response.completed', response: { ...base, status: 'completed', output: [item], usage } }, 'response.completed');
+  writeSse(
+    res,
+    { type: 'response.output_item.done', output_index: 0, item },
+    'response.output_item.done',
+  );
+  const usage = {
+    input_tokens: 12,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 17,
+  };
+  writeSse(
+    res,
+    {
+      type: 'response.completed',
+      response: { ...base, status: 'completed', output: [item], usage },
+    },
+    'response.completed',
+  );
   res.end();
 }

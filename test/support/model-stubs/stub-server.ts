@@ -93,7 +93,10 @@ export class StubServer {
   }
 
   /** Resolves with the first request (already seen or future) that matches; bounded. */
-  waitForRequest(predicate: (req: RecordedRequest) => boolean, options: WaitOptions = {}): Promise<RecordedRequest> {
+  waitForRequest(
+    predicate: (req: RecordedRequest) => boolean,
+    options: WaitOptions = {},
+  ): Promise<RecordedRequest> {
     const fromIndex = options.fromIndex ?? 0;
     const seen = this.requests.find((r) => r.index >= fromIndex && predicate(r));
     if (seen) return Promise.resolve(seen);
@@ -110,7 +113,11 @@ export class StubServer {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(new Error(`${this.name} stub: no matching request within ${timeoutMs} ms; seen:\n${this.describe()}`));
+        reject(
+          new Error(
+            `${this.name} stub: no matching request within ${timeoutMs} ms; seen:\n${this.describe()}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(waiter);
     });
@@ -128,7 +135,11 @@ export class StubServer {
 
   /** One line per request (method, path, a body excerpt), for failure messages. */
   describe(): string {
-    return this.requests.map((r) => `#${r.index} ${r.method} ${r.path} ${r.raw.slice(0, 200)}`).join('\n') || '(none)';
+    return (
+      this.requests
+        .map((r) => `#${r.index} ${r.method} ${r.path} ${r.raw.slice(0, 200)}`)
+        .join('\n') || '(none)'
+    );
   }
 
   /** Stops listening and drops open connections (streams the CLI left open). */
@@ -152,7 +163,8 @@ export class StubServer {
       };
       this.requests.push(recorded);
       for (const waiter of [...this.waiters]) {
-        if (recorded.index >= waiter.fromIndex && waiter.predicate(recorded)) waiter.resolve(recorded);
+        if (recorded.index >= waiter.fromIndex && waiter.predicate(recorded))
+          waiter.resolve(recorded);
       }
       const hold = this.holds.find((h) => !h.taken && h.predicate(recorded));
       if (hold) {
@@ -203,7 +215,11 @@ export function writeSse(res: ServerResponse, data: unknown, event?: string): vo
 
 /** Starts an SSE response. */
 export function startSse(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
 }
 
 /** Answers JSON with a status. */

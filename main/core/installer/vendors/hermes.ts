@@ -13,6 +13,7 @@ import type { InstallerErrorCode } from '../installer-error';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject, jsonEqual } from '../json-document';
 import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from '../vendor-installer';
+import { addPair, appendItem, appendTopLevel, isPlainBlock, removeItem, removePair, replaceItem } from '../yaml-text-edit';
 
 const EVENTS = [
   'on_session_start',
@@ -66,7 +67,74 @@ function ourIndexes(seq: YAMLSeq): number[] {
   return seq.items.flatMap((item, i) => (isMap(item) && isOurCommand(item.get('command')) ? [i] : []));
 }
 
+/**
+ * The same edit as the Document API path, done as line splices on the user's text so nothing of
+ * theirs is re-printed; null when the file uses a shape the splicer does not handle.
+ */
+function spliceHermes(path: string, before: string, desired: ReadonlyMap<string, Record<string, unknown>>, removing: boolean): string | null {
+  let text = before;
+  const current = (): { root: YAMLMap | null; hooks: YAMLMap | null; hooksKey: boolean } | null => {
+    const parsed = parseYaml(path, text);
+    if (!parsed.ok) return null;
+    const root = parsed.value.root;
+    const node = root?.get('hooks', true);
+    if (node !== undefined && !isMap(node)) return { root, hooks: null, hooksKey: true };
+    return { root, hooks: (node as YAMLMap | undefined) ?? null, hooksKey: node !== undefined };
+  };
+  const start = current();
+  if (!start) return null;
+  const existing = start.hooks?.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key)) ?? [];
+  const hadHooks = (start.hooks?.items.length ?? 0) > 0;
+  for (const event of [...desired.keys(), ...existing.filter((e) => !desired.has(e))]) {
+    const state = current();
+    if (!state) return null;
+    const wanted = desired.get(event);
+    const node = state.hooks?.get(event, true);
+    const seq = isSeq(node) ? node : null;
+    const ours = seq ? ourIndexes(seq) : [];
+    let next: string | null = text;
+    if (wanted) {
+      if (ours.length > 0 && seq) {
+        // Duplicates of ours are rare enough to leave to the Document API path.
+        if (ours.length > 1) return null;
+        if (!jsonEqual((seq.items[ours[0]] as YAMLMap).toJSON(), wanted)) next = replaceItem(text, seq, ours[0], wanted);
+      } else if (node !== undefined) {
+        next = isPlainBlock(seq) ? appendItem(text, seq as YAMLSeq, wanted) : null;
+      } else if (state.hooks) {
+        next = isPlainBlock(state.hooks) ? addPair(text, state.hooks, event, [wanted]) : null;
+      } else if (!state.hooksKey && (state.root === null || isPlainBlock(state.root))) {
+        next = appendTopLevel(text, 'hooks', { [event]: [wanted] });
+      } else {
+        next = null;
+      }
+    } else if (seq && ours.length > 0 && state.hooks) {
+      if (ours.length === seq.items.length) next = removePair(text, state.hooks, event);
+      else for (const i of [...ours].reverse()) next = next === null ? null : removeItem(next, seq, i);
+    }
+    if (next === null) return null;
+    text = next;
+  }
+  const end = current();
+  if (removing && hadHooks && end?.root && (end.hooks === null || end.hooks.items.length === 0) && end.hooksKey) {
+    return removePair(text, end.root, 'hooks');
+  }
+  return text;
+}
+
 function editHermes(path: string, before: string | null, want: DesiredHooks | null, env: InstallerEnv): Result<string | null, InstallerErrorCode> {
+  const printed = editHermesDocument(path, before, want, env);
+  if (!printed.ok || printed.value === before || before === null) return printed;
+  const desired = new Map(want ? EVENTS.map((e) => [e as string, entryFor(e, want, env)]) : []);
+  const spliced = spliceHermes(path, before, desired, !want);
+  if (spliced === null || printed.value === null) return printed;
+  // Trust the splice only when it means exactly what the Document API produced.
+  const check = parseYaml(path, spliced);
+  const expected = parseYaml(path, printed.value);
+  if (check.ok && expected.ok && jsonEqual(check.value.doc.toJSON(), expected.value.doc.toJSON())) return ok(spliced);
+  return printed;
+}
+
+function editHermesDocument(path: string, before: string | null, want: DesiredHooks | null, env: InstallerEnv): Result<string | null, InstallerErrorCode> {
   if ((before === null || before.trim() === '') && !want) return ok(before);
   const parsed = parseYaml(path, before ?? '');
   if (!parsed.ok) return parsed;

@@ -4,7 +4,7 @@ import { VENDOR_NAMES } from '../../../../common/vendors';
 import { attentionItems } from '../../model/attention-items';
 import { instructionItems } from '../../model/instructions';
 import { sessionRows } from '../../model/session-rows';
-import { buildTimeline, type TimelineRow } from '../../model/timeline';
+import { TimelineBuilder, type TimelineRow } from '../../model/timeline';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { EmptyState } from '../../ui/EmptyState';
 import { count } from '../../ui/format';
@@ -30,7 +30,13 @@ export function SessionView({ id }: { id: string }) {
   }, [store, id]);
 
   const log = store.detail.get(id);
-  const rows = useMemo(() => buildTimeline(log?.events ?? []), [log, detailVersion]);
+  // One incremental builder per session: a live burst costs what it adds, not the history.
+  const builder = useMemo(() => new TimelineBuilder(), [id]);
+  const timeline = useMemo(() => {
+    if (log) builder.update(log);
+    return { rows: builder.rows, counts: builder.counts, version: detailVersion };
+  }, [builder, log, detailVersion]);
+  const rows = timeline.rows;
   const summaryRow = useMemo(
     () => sessionRows(store.sessions.filter((s) => s.session === id), store.fleet, store.activity, store.vendors, store.steeringEnabled)[0],
     [store, id, fleetVersion],
@@ -92,7 +98,7 @@ export function SessionView({ id }: { id: string }) {
       ) : null}
       <div className="session-body">
         <div className="session-main">
-          <Timeline rows={rows} selectedKey={selectedKey} onSelect={(r) => setSelectedKey(r.key === selectedKey ? null : r.key)} />
+          <Timeline rows={rows} counts={timeline.counts} version={timeline.version} selectedKey={selectedKey} onSelect={(r) => setSelectedKey(r.key === selectedKey ? null : r.key)} />
           {selected ? <EventDetail row={selected} onClose={() => setSelectedKey(null)} /> : null}
         </div>
         <aside className="session-side" aria-label="Steering and requests">

@@ -18,14 +18,17 @@ const KIND_ICON: Record<TimelineRow['kind'], string> = {
 };
 
 /** The timeline. */
-export function Timeline({ rows, selectedKey, onSelect }: { rows: readonly TimelineRow[]; selectedKey: string | null; onSelect: (row: TimelineRow) => void }) {
+export function Timeline(props: {
+  rows: readonly TimelineRow[];
+  counts: Readonly<Record<Category, number>>;
+  /** Changes whenever rows were appended or updated in place. */
+  version: string;
+  selectedKey: string | null;
+  onSelect: (row: TimelineRow) => void;
+}) {
+  const { rows, counts, version, selectedKey, onSelect } = props;
   const [hidden, setHidden] = useState<ReadonlySet<Category>>(new Set());
-  const counts = useMemo(() => {
-    const c: Record<Category, number> = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
-    for (const r of rows) c[r.category]++;
-    return c;
-  }, [rows]);
-  const shown = useMemo(() => (hidden.size === 0 ? rows : rows.filter((r) => !hidden.has(r.category))), [rows, hidden]);
+  const shown = useMemo(() => (hidden.size === 0 ? rows : rows.filter((r) => !hidden.has(r.category))), [rows, hidden, version]);
   const selected = selectedKey ? shown.findIndex((r) => r.key === selectedKey) : -1;
 
   const toggle = (c: Category) => {

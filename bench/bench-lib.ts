@@ -1,0 +1,123 @@
+/**
+ * Shared pieces of the benchmark sections: a `serve` child process on a temp data directory,
+ * keep-alive HTTP posting, event builders, and the one-line result format scripts/bench.mjs reads.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AepEvent } from '../common/aep/envelope';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** A daemon running as a child process (so client work does not share its event loop). */
+export interface BenchDaemon {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly operator: string;
+  readonly hook: string;
+  readonly child: ChildProcess;
+  /** Resident set size of the daemon process in MiB (Linux /proc, else ps). */
+  rssMiB(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `aep-companion serve --port 0` from source on a fresh temp directory. */
+export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchDaemon> {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
+  const dataDir = join(dir, 'data');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'test/core/serve/serve-entry.ts'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
+      if (m && out.split('\n').length >= 3) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    url,
+    port: Number(new URL(url).port),
+    dataDir,
+    operator: readFileSync(join(dataDir, 'operator-token'), 'utf8').trim(),
+    hook: readFileSync(join(dataDir, 'hook-token'), 'utf8').trim(),
+    child,
+    rssMiB: () => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+        return kb / 1024;
+      } catch {
+        return NaN;
+      }
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+/** POSTs an NDJSON body; resolves with the status. */
+export function postNdjson(url: string, token: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/events`,
+      {
+        method: 'POST',
+        agent,
+        headers: { Authorization: `Bearer ${token}`, 'AEP-Version': '0.1', 'Content-Type': 'application/x-ndjson', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A realistic tool event (the AEP-0001 §5.3 example shape). */
+export function toolEvent(session: string, seq: number, extra: Record<string, unknown> = {}): AepEvent {
+  return {
+    aep: '0.1',
+    id: `01JBENCH${session.padStart(6, '0')}${String(seq).padStart(12, '0')}`,
+    type: 'tool.completed',
+    subject: 'Bash',
+    time: '2026-07-03T10:15:04.221Z',
+    source: `aep://bench/agent/claude-code/session/${session}`,
+    agent: 'claude-code',
+    session,
+    run: 'r_0042',
+    seq,
+    epoch: 0,
+    severity: 'info',
+    capture: 'metadata',
+    data: { tool: { name: 'Bash', call_id: `t_${seq}` }, status: 'success', duration_ms: 1240 },
+    ...extra,
+  } as AepEvent;
+}
+
+/** Prints one section's figures in the line format scripts/bench.mjs collects. */
+export function report(section: string, figures: Record<string, number | string | boolean>): void {
+  process.stdout.write(`BENCH ${JSON.stringify({ section, figures })}\n`);
+}
+
+/** Percentile of a sorted array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

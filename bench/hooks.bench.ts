@@ -1,0 +1,246 @@
+/**
+ * Hooks and steering: the hook round trip (POST /hooks/claude-code to a `serve` child) at
+ * concurrency 1 and 16 against a bare Node HTTP echo child measured in the same run (target: p99
+ * within 2×); the command-hook shim's wall time against `node -e 0`; and command → ack latency
+ * for `x.claude-code.control.instruct` over a real WebSocket (target: p99 ≤ 10 ms).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import WebSocket from 'ws';
+import { percentile, report, startBenchDaemon } from './bench-lib';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ROUND_TRIPS = Number(process.env.BENCH_HOOK_REQUESTS ?? 3_000);
+const SHIM_RUNS = Number(process.env.BENCH_SHIM_RUNS ?? 20);
+const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 500);
+
+const ECHO = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const body = '{}';
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('echo ' + server.address().port));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+async function startEcho(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', ECHO], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const m = /echo (\d+)/.exec(out);
+      if (m) resolve(`http://127.0.0.1:${m[1]}`);
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function post(agent: Agent, url: string, path: string, token: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}${path}`,
+      { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Latencies (ms) of `total` requests issued by `concurrency` workers. */
+async function roundTrips(url: string, path: string, token: string, concurrency: number, total: number, session: string): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const body = JSON.stringify({
+          hook_event_name: i % 2 === 0 ? 'PreToolUse' : 'PostToolUse',
+          session_id: `${session}-${i % concurrency}`,
+          cwd: '/work/project',
+          tool_name: 'Bash',
+          tool_input: { command: `echo ${i}` },
+          tool_use_id: `tu_${i - (i % 2)}`,
+          ...(i % 2 === 1 ? { tool_response: { stdout: `${i}`, exit_code: 0 } } : {}),
+        });
+        const t = performance.now();
+        const status = await post(agent, url, path, token, body);
+        latencies.push(performance.now() - t);
+        if (status !== 200) throw new Error(`${path} answered ${status}`);
+      }
+    }),
+  );
+  agent.destroy();
+  return latencies.sort((a, b) => a - b);
+}
+
+/** Builds the CLI bundle into a temp directory (the checked-in out/ may be stale) with an entry like bin/. */
+async function buildShim(): Promise<{ entry: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-bench-cli-'));
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['main/cli/index.ts'],
+    outdir: dir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  // The bundle resolves external packages from the project's node_modules.
+  const entry = join(root, 'node_modules', '.aep-bench-shim.mjs');
+  writeFileSync(entry, `import { main } from ${JSON.stringify(join(dir, 'index.js'))};\nprocess.exitCode = await main(process.argv.slice(2));\n`);
+  return { entry, dir };
+}
+
+function wallMs(args: string[], input: string, env: NodeJS.ProcessEnv): number {
+  const t = performance.now();
+  const run = spawnSync(process.execPath, args, { input, env, encoding: 'utf8' });
+  const ms = performance.now() - t;
+  if (run.status !== 0) throw new Error(`${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+  return ms;
+}
+
+/** Median wall time of the shim posting to the daemon, and of `node -e 0`, interleaved. */
+async function shimWallTime(url: string, hook: string): Promise<{ shim: number; bare: number }> {
+  const { entry, dir } = await buildShim();
+  try {
+    const env = { ...process.env, AEP_COMPANION_URL: url, AEP_HOOK_TOKEN: hook };
+    const payload = JSON.stringify({ hook_event_name: 'Stop', session_id: 'bench-shim', cwd: '/w', stop_hook_active: false });
+    const shim: number[] = [];
+    const bare: number[] = [];
+    wallMs([entry, 'hook', 'claude-code'], payload, env);
+    for (let i = 0; i < SHIM_RUNS; i++) {
+      bare.push(wallMs(['-e', '0'], '', env));
+      shim.push(wallMs([entry, 'hook', 'claude-code'], payload, env));
+    }
+    return { shim: percentile(shim.sort((a, b) => a - b), 50), bare: percentile(bare.sort((a, b) => a - b), 50) };
+  } finally {
+    rmSync(entry, { force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Command → ack latencies (ms) over one operator WebSocket, commands sent one at a time. */
+async function commandToAck(url: string, operator: string, hook: string): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  await new Promise<void>((resolve, reject) => {
+    const req = request(`${url}/api/steering`, { method: 'PUT', headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT /api/steering ${res.statusCode}`))));
+    });
+    req.end(JSON.stringify({ enabled: true, surface: 'api' }));
+  });
+  // 20 instructions fit in one session's queue: spread the commands so every one is accepted.
+  const sessions = Math.ceil(COMMANDS / 20);
+  for (let s = 0; s < sessions; s++) {
+    await post(agent, url, '/hooks/claude-code?instruct=1', hook, JSON.stringify({ hook_event_name: 'SessionStart', session_id: `ack-${s}`, cwd: '/w', source: 'startup' }));
+  }
+  agent.destroy();
+  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket`, { headers: { authorization: `Bearer ${operator}` } });
+  const waiting = new Map<string, (t: number) => void>();
+  let onFrame: (f: Record<string, unknown>) => void = () => undefined;
+  ws.on('message', (data) => {
+    const frame = JSON.parse(data.toString()) as Record<string, unknown>;
+    if (typeof frame.cause === 'string' && waiting.has(frame.cause)) {
+      const done = waiting.get(frame.cause)!;
+      waiting.delete(frame.cause);
+      if (frame.type !== 'control.accepted') throw new Error(`command ${frame.cause} answered ${JSON.stringify(frame)}`);
+      done(performance.now());
+      return;
+    }
+    onFrame(frame);
+  });
+  await new Promise<void>((resolve) => ws.once('open', () => resolve()));
+  const frame = (type: string) => new Promise<void>((resolve) => (onFrame = (f) => f.type === type && resolve()));
+  let ready = frame('hello');
+  ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'bench' } }));
+  await ready;
+  ready = frame('subscribed');
+  ws.send(JSON.stringify({ type: 'subscribe', id: 'acks', filter: { type: ['control.accepted', 'control.rejected'] } }));
+  await ready;
+  const latencies: number[] = [];
+  for (let i = 0; i < COMMANDS; i++) {
+    const id = `01KBENCH${String(i).padStart(18, '0')}`;
+    const acked = new Promise<number>((resolve) => waiting.set(id, resolve));
+    const command = {
+      aep: '0.1',
+      id,
+      type: 'x.claude-code.control.instruct',
+      time: new Date().toISOString(),
+      source: 'aep://bench/console',
+      agent: 'operator',
+      session: `ack-${i % sessions}`,
+      surface: 'console',
+      capture: 'redacted',
+      data: { text: `instruction ${i}` },
+    };
+    const t = performance.now();
+    ws.send(JSON.stringify(command));
+    latencies.push((await acked) - t);
+  }
+  ws.close();
+  return latencies.sort((a, b) => a - b);
+}
+
+const round = (n: number): number => Number(n.toFixed(3));
+
+const echo = await startEcho();
+const daemon = await startBenchDaemon();
+try {
+  const figures: Record<string, number | boolean> = {};
+  let worstRatio = 0;
+  for (const concurrency of [1, 16]) {
+    // Warm both paths (JIT, keep-alive sockets, prepared statements) before measuring.
+    await roundTrips(echo.url, '/hooks/claude-code', daemon.hook, concurrency, 300, `warm-e${concurrency}`);
+    await roundTrips(daemon.url, '/hooks/claude-code', daemon.hook, concurrency, 300, `warm-h${concurrency}`);
+    const bare = await roundTrips(echo.url, '/hooks/claude-code', daemon.hook, concurrency, ROUND_TRIPS, `echo-c${concurrency}`);
+    const hooks = await roundTrips(daemon.url, '/hooks/claude-code', daemon.hook, concurrency, ROUND_TRIPS, `hook-c${concurrency}`);
+    const ratio = percentile(hooks, 99) / percentile(bare, 99);
+    worstRatio = Math.max(worstRatio, ratio);
+    figures[`c${concurrency} hook p50 ms`] = round(percentile(hooks, 50));
+    figures[`c${concurrency} hook p99 ms`] = round(percentile(hooks, 99));
+    figures[`c${concurrency} echo p50 ms`] = round(percentile(bare, 50));
+    figures[`c${concurrency} echo p99 ms`] = round(percentile(bare, 99));
+    figures[`c${concurrency} p99 ratio`] = round(ratio);
+  }
+  report('hook round trip', { requests: ROUND_TRIPS, ...figures, 'target ratio': 2, pass: worstRatio <= 2 });
+
+  const shim = await shimWallTime(daemon.url, daemon.hook);
+  report('hook shim', { runs: SHIM_RUNS, 'shim median ms': round(shim.shim), 'node -e 0 median ms': round(shim.bare), 'overhead ms': round(shim.shim - shim.bare), ratio: round(shim.shim / shim.bare) });
+
+  const acks = await commandToAck(daemon.url, daemon.operator, daemon.hook);
+  const p99 = percentile(acks, 99);
+  report('command to ack', { commands: COMMANDS, 'p50 ms': round(percentile(acks, 50)), 'p99 ms': round(p99), 'target p99 ms': 10, pass: p99 <= 10 });
+} finally {
+  await daemon.stop();
+  await echo.stop();
+}

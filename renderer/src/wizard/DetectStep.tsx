@@ -1,0 +1,78 @@
+/** Step 2: what the daemon found on this machine, per agent: config file, CLI and version, our hooks. */
+import type { VendorDetection } from '../../../common/api';
+import { VENDOR_NAMES } from '../../../common/vendors';
+import { Badge } from '../ui/Badge';
+import type { Load } from './load-state';
+import { StepFooter } from './StepFooter';
+
+function Installed({ d }: { d: VendorDetection }) {
+  if (!d.installed) return <Badge tone="muted">not installed</Badge>;
+  return (
+    <Badge tone="ok" dot>
+      installed{d.installed.instruct ? ' · steerable' : ''}
+      {d.installed.permissions ? ' · permissions' : ''}
+    </Badge>
+  );
+}
+
+/** The detection step. */
+export function DetectStep({ detections, onRefresh, onBack, onNext }: { detections: Load<readonly VendorDetection[]>; onRefresh: () => void; onBack: (() => void) | null; onNext: () => void }) {
+  return (
+    <>
+      <h2 className="wz-title">Your agents</h2>
+      <p className="wz-lead">What the companion found in your home directory and on your PATH. An agent does not need to be found to be set up: its config file is created if it is missing.</p>
+      {detections.state === 'loading' || detections.state === 'idle' ? <p className="muted loading">Looking for agents…</p> : null}
+      {detections.state === 'error' ? (
+        <div className="wz-alert wz-alert-bad" role="alert">
+          <strong>The daemon could not look for agents.</strong> {detections.error}
+        </div>
+      ) : null}
+      {detections.state === 'ok' ? (
+        <ul className="wz-list" aria-label="Detected agents">
+          {detections.value.map((d) => (
+            <li key={d.vendor} className="wz-row" data-testid="detect-row" data-vendor={d.vendor} data-cli={d.cliPath ? 'found' : 'missing'} data-installed={d.installed ? 'yes' : 'no'}>
+              <div className="wz-row-main">
+                <div className="wz-row-title">
+                  <strong>{VENDOR_NAMES[d.vendor]}</strong>
+                  <Installed d={d} />
+                </div>
+                <div className="wz-facts small">
+                  <span className="wz-fact">
+                    <span className="muted">Config</span> <span className="mono">{d.configPath}</span>{' '}
+                    <span className="muted">{d.configExists ? '' : '(not there yet: would be created)'}</span>
+                  </span>
+                  <span className="wz-fact">
+                    <span className="muted">CLI</span>{' '}
+                    {d.cliPath ? (
+                      <>
+                        <span className="mono">{d.cliPath}</span>
+                        {d.cliVersion ? <span> · version {d.cliVersion}</span> : <span className="muted"> · version unknown</span>}
+                      </>
+                    ) : (
+                      <span className="muted">not found on PATH</span>
+                    )}
+                  </span>
+                </div>
+                {d.warnings.length ? (
+                  <ul className="wz-warnings small">
+                    {d.warnings.map((w) => (
+                      <li key={w}>{w}</li>
+                    ))}
+                  </ul>
+                ) : null}
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <StepFooter onBack={onBack}>
+        <button type="button" className="btn" onClick={onRefresh} disabled={detections.state === 'loading'}>
+          Look again
+        </button>
+        <button type="button" className="btn btn-primary" onClick={onNext} disabled={detections.state !== 'ok'} data-testid="wizard-next">
+          Choose agents
+        </button>
+      </StepFooter>
+    </>
+  );
+}

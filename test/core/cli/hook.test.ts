@@ -1,0 +1,114 @@
+/** The command-hook shim as the vendors run it: a child process, payload on stdin, reply on stdout. */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../../..');
+
+function shim(args: string[], stdin: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'run-cli.ts'), 'hook', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+let d: HooksDaemon;
+let silent: Server;
+let silentUrl: string;
+
+beforeAll(async () => {
+  d = await startHooksDaemon({ clock: new TestClock() });
+  silent = createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  silent.closeAllConnections();
+  silent.close();
+  await d.close();
+  removeDataDir(d.dataDir);
+});
+
+describe('aep-companion hook', () => {
+  it('posts the payload with the opt-in and prints the reply carrying the instruction', async () => {
+    d.parts.killSwitch.set(true, { actor: 'operator', surface: 'api' });
+    const env = { AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: d.daemon.tokens.hook, AEP_INSTRUCT: '1' };
+    const start = await shim(['claude-code'], JSON.stringify(ccPayload('SessionStart', 'shim-1', { source: 'startup' })), env);
+    expect(start).toMatchObject({ code: 0, stdout: '{}' });
+    const c = await Consumer.open(d.url, d.daemon.tokens.operator);
+    try {
+      const cmd = command('x.claude-code.control.instruct', 'shim-1', { text: 'from the console' });
+      c.send(cmd);
+      await c.event((e) => e.cause === cmd.id && e.type === 'control.accepted');
+      const prompt = await shim(['claude-code'], JSON.stringify(ccPayload('UserPromptSubmit', 'shim-1', { prompt: 'go' })), env);
+      expect(prompt.code).toBe(0);
+      expect(JSON.parse(prompt.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'from the console' } });
+    } finally {
+      c.close();
+    }
+  });
+
+  it("finds the daemon through daemon.json and the token through the data directory's hook-token file", async () => {
+    writeFileSync(join(d.dataDir, 'daemon.json'), JSON.stringify({ url: d.url, pid: process.pid }));
+    const res = await shim(['codex', '--data-dir', d.dataDir], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'via-file', source: 'startup' }), {});
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    const sessions = await fetch(`${d.url}/api/sessions`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } });
+    expect(((await sessions.json()) as { session: string }[]).some((s) => s.session === 'via-file')).toBe(true);
+    expect(readFileSync(join(d.dataDir, 'hook-token'), 'utf8').trim()).toBe(d.daemon.tokens.hook);
+  });
+
+  it('fails open with {} and exit 0 when no daemon listens', async () => {
+    const res = await shim(['claude-code'], JSON.stringify(ccPayload('Stop', 'x')), { AEP_COMPANION_URL: 'http://127.0.0.1:9', AEP_HOOK_TOKEN: 't' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res.stderr).toMatch(/ECONNREFUSED/);
+  });
+
+  it('fails open with {} when the daemon does not answer in time', async () => {
+    const res = await shim(['claude-code'], JSON.stringify(ccPayload('Stop', 'x')), { AEP_COMPANION_URL: silentUrl, AEP_HOOK_TOKEN: 't', AEP_HOOK_TIMEOUT_MS: '300' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res.stderr).toMatch(/no reply within 300 ms/);
+  });
+
+  it('fails open with {} when the daemon refuses the token', async () => {
+    const res = await shim(['claude-code'], JSON.stringify(ccPayload('Stop', 'x')), { AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: 'wrong-token' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res.stderr).toMatch(/HTTP 401/);
+  });
+
+  it('answers {} for an unknown vendor without calling anyone', async () => {
+    const res = await shim(['gemini'], '{}', { AEP_COMPANION_URL: 'http://127.0.0.1:9' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res.stderr).toMatch(/unknown vendor/);
+  });
+
+  it('imports neither the daemon core nor better-sqlite3', () => {
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/^\s*import\s+(?!type\b)[^'"]*['"]([^'"]+)['"]/gm)) {
+        const spec = m[1];
+        expect(spec).not.toMatch(/better-sqlite3|ws$/);
+        if (spec.startsWith('.')) visit(resolve(dirname(file), `${spec}.ts`));
+      }
+    };
+    visit(join(root, 'main/cli/commands/hook.ts'));
+    const files = [...seen].map((f) => f.slice(root.length + 1));
+    expect(files.some((f) => f.startsWith('main/core/'))).toBe(false);
+    expect(files).toContain('main/cli/locate-daemon.ts');
+  });
+});
