@@ -3,6 +3,8 @@
  * and 100 WS subscribers measure send → receive time (p50/p99), including the durable commit that
  * precedes fan-out. The first second is warm-up and not counted.
  */
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { percentile, report, startBenchDaemon, toolEvent } from './bench-lib';
 
@@ -21,26 +23,86 @@ function open(url: string, token: string, hello: Record<string, unknown>): Promi
   });
 }
 
+/** A masked client text frame (RFC 6455 §5.3), small frames only. */
+function clientFrame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const mask = randomBytes(4);
+  const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+  const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]));
+  return Buffer.concat([header, mask, masked]);
+}
+
+const MARKER = Buffer.from('"benchsent":');
+
+/**
+ * A deliberately minimal subscriber: a raw socket that scans the incoming bytes for the send
+ * timestamps instead of decoding every frame, so the measuring side costs far less CPU than the
+ * daemon it measures (a full client would be the bottleneck at 500,000 deliveries per second).
+ */
+function rawSubscriber(port: number, token: string, onLatency: (ms: number) => void): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let upgraded = false;
+    let head = '';
+    let carry = Buffer.alloc(0);
+    socket.on('error', reject);
+    socket.on('connect', () => {
+      socket.write(
+        `GET /socket HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+      );
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (!upgraded) {
+        head += chunk.toString('latin1');
+        const end = head.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        upgraded = true;
+        socket.write(clientFrame(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })));
+        socket.write(clientFrame(JSON.stringify({ type: 'subscribe', id: 'all' })));
+        resolve(socket);
+        chunk = Buffer.from(head.slice(end + 4), 'latin1');
+      }
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const now = performance.now();
+      let at = data.indexOf(MARKER);
+      let consumed = 0;
+      while (at !== -1) {
+        let i = at + MARKER.length;
+        let value = 0;
+        while (i < data.length && data[i] >= 48 && data[i] <= 57) value = value * 10 + (data[i++] - 48);
+        if (i >= data.length) break; // the number may continue in the next chunk
+        onLatency(now - value / 1000);
+        consumed = i;
+        at = data.indexOf(MARKER, i);
+      }
+      carry = data.subarray(Math.max(consumed, data.length - 40));
+    });
+  });
+}
+
 const daemon = await startBenchDaemon();
 try {
   const latencies: number[] = [];
   let received = 0;
   let measuring = false;
-  const subs: WebSocket[] = [];
+  const subs: Socket[] = [];
   for (let i = 0; i < SUBSCRIBERS; i++) {
-    const ws = await open(daemon.url, daemon.operator, { role: 'consumer' });
-    ws.send(JSON.stringify({ type: 'subscribe', id: 'all' }));
-    ws.on('message', (data: Buffer) => {
-      const text = data.toString('latin1');
-      const at = text.indexOf('"benchsent":');
-      if (at === -1) return;
-      received++;
-      if (!measuring) return;
-      const sent = Number(/^"benchsent":(\d+)/.exec(text.slice(at))?.[1]);
-      latencies.push(performance.now() - sent / 1000);
-    });
-    subs.push(ws);
+    subs.push(
+      await rawSubscriber(daemon.port, daemon.operator, (ms) => {
+        received++;
+        if (measuring) latencies.push(ms);
+      }),
+    );
   }
+  // Every subscriber is live once a probe event reached all of them.
+  const probe = await open(daemon.url, daemon.hook, { role: 'emitter', identity: { agent: 'claude-code', instance: 'probe' } });
+  for (let i = 0; received < SUBSCRIBERS; i++) {
+    probe.send(JSON.stringify(toolEvent('probe', i + 1, { benchsent: Math.round(performance.now() * 1000) })));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  probe.terminate();
+  received = 0;
   const emitter = await open(daemon.url, daemon.hook, { role: 'emitter', identity: { agent: 'claude-code', instance: 'bench' } });
   const perTick = Math.round((RATE * TICK_MS) / 1000);
   let seq = 0;
@@ -79,7 +141,8 @@ try {
     'target p99 ms': 20,
     pass: p99 <= 20 && received === seq * SUBSCRIBERS,
   });
-  for (const ws of [...subs, emitter]) ws.terminate();
+  emitter.terminate();
+  for (const socket of subs) socket.destroy();
 } finally {
   await daemon.stop();
 }

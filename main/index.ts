@@ -18,7 +18,7 @@ import { registerBridgeHandlers } from './electron/bridge-handlers';
 import { setSteeringFromTray, type DaemonEndpoint } from './electron/daemon-api';
 import { parseLaunchOptions, type LaunchOptions } from './electron/launch-options';
 import { applyLinuxAutostart, loginItemSettings } from './electron/login-item';
-import { mainWindow, showMainWindow, type MainWindowDeps } from './electron/main-window';
+import { showMainWindow, type MainWindowDeps } from './electron/main-window';
 import { menuModel } from './electron/menu-model';
 import { showNativeNotification } from './electron/native-notify';
 import { closeQuickInstruct, showQuickInstruct } from './electron/quick-instruct-window';
@@ -29,16 +29,15 @@ import { EMPTY_TRAY_STATE, type TrayAction } from './electron/tray-items';
 const log = createLogger('shell');
 const PRODUCT_NAME = 'AEP Companion';
 
-function fail(message: string, code: number): never {
-  process.stderr.write(`${PRODUCT_NAME}: ${message}\n`);
-  app.exit(code);
-  // app.exit ends the process asynchronously; nothing after it may run.
-  throw new Error(message);
-}
-
 function boot(): void {
   const parsed = parseLaunchOptions(process.argv.slice(1), process.cwd(), process.env);
-  if (!parsed.ok) fail(parsed.error, 2);
+  if (!parsed.ok) {
+    // A terminal user reads stderr; someone who clicked a shortcut sees the box.
+    process.stderr.write(`${PRODUCT_NAME}: ${parsed.error}\n`);
+    dialog.showErrorBox(`${PRODUCT_NAME} could not start`, parsed.error);
+    app.exit(2);
+    return;
+  }
   const options = parsed.value;
 
   app.setName(PRODUCT_NAME);
@@ -225,8 +224,9 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
   });
 
   onOpenReady((route) => openConsole(route));
+  // A login launch (--hidden) starts in the tray; the window opens from the tray or a second launch.
   if (!options.hidden) openConsole();
-  else if (mainWindow() === null) log.info('started hidden in the tray');
+  else log.info('started hidden in the tray');
 }
 
 boot();

@@ -39,7 +39,8 @@ function electronBinary() {
   let bin = locate();
   if (!bin) {
     // Electron fetches its binary lazily; try once, quietly.
-    const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { stdio: 'ignore', timeout: 300_000 });
+    // Bounded, so a network that swallows packets delays the fallback by two minutes at most.
+    const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { stdio: 'ignore', timeout: 120_000 });
     bin = r.status === 0 ? locate() : null;
     if (!bin) return { reason: 'the Electron binary is missing and could not be downloaded' };
   }
@@ -51,9 +52,13 @@ function hasDisplay() {
   return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 }
 
+// Launch options only the desktop app has (main/electron/launch-options.ts); `serve` would refuse them.
+const DESKTOP_ONLY = new Set(['--skip-wizard', '--hidden']);
+
 function serveInstead(reason) {
   console.log(`Electron cannot run here (${reason}); starting the browser console instead.`);
-  const child = spawn(process.execPath, [join(root, 'bin/aep-companion.mjs'), 'serve', ...args], {
+  const serveArgs = args.filter((a) => !DESKTOP_ONLY.has(a));
+  const child = spawn(process.execPath, [join(root, 'bin/aep-companion.mjs'), 'serve', ...serveArgs], {
     cwd: root,
     stdio: 'inherit',
   });

@@ -128,7 +128,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     const onRefusal = (r: RefusalRecord): void => {
       try {
         audit.append({
-          actor: 'unknown',
+          actor: r.actor,
           surface: r.upgrade ? 'ws' : 'api',
           action: 'auth.refused',
           session: null,

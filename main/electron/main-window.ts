@@ -63,7 +63,6 @@ export function showMainWindow(deps: MainWindowDeps, options: { route?: string; 
       minWidth: MIN_SIZE.width,
       minHeight: MIN_SIZE.height,
       show: false,
-      backgroundColor: '#1b2a4a',
     },
   });
   main = win;
@@ -85,8 +84,11 @@ export function showMainWindow(deps: MainWindowDeps, options: { route?: string; 
   return win;
 }
 
-/** Switches an open console window to a route (`#/inbox`, …) without reloading it. */
+/** Switches an open console window to a route (`#/inbox`, …), keeping the page (and its live connection) when it can. */
 export function navigateTo(win: BrowserWindow, route: string): Promise<unknown> {
-  // The route was validated by parseRoute; JSON.stringify keeps it a string literal.
-  return win.webContents.executeJavaScript(`window.location.hash = ${JSON.stringify(route)};`, false).catch(() => undefined);
+  // Routes come from trusted code or parseRoute; JSON.stringify keeps the route a string literal.
+  return win.webContents
+    .executeJavaScript(`window.location.hash = ${JSON.stringify(route)};`, false)
+    .catch(() => win.loadURL(`${win.webContents.getURL().split('#')[0]}${route}`))
+    .catch(() => undefined);
 }

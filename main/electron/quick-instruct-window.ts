@@ -40,7 +40,6 @@ export function showQuickInstruct(deps: QuickInstructDeps, session?: string): Br
       fullscreenable: false,
       alwaysOnTop: true,
       autoHideMenuBar: true,
-      backgroundColor: '#1b2a4a',
     },
   });
   quick = win;

@@ -48,6 +48,9 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1360, height: 860 }, acceptDownloads: true, colorScheme: 'light' });
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
   socket = await installSocketSwitch(page);
   await page.goto(daemon.consoleUrl);
 });
@@ -239,7 +242,7 @@ describe('console against the real daemon', () => {
     await page.waitForFunction(() => !document.documentElement.hasAttribute('data-theme'));
   });
 
-  test('the page raised no script errors', () => {
+  test('the page logged no errors (script, CSP or failed loads)', () => {
     expect(pageErrors).toEqual([]);
   });
 });

@@ -7,8 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The vendors whose real CLIs the harness drives. */
@@ -82,7 +82,11 @@ async function readyCli(vendor: CliVendor, dir: string): Promise<VendorCli | nul
 async function install(vendor: CliVendor, dir: string): Promise<VendorCli> {
   const spec = VENDOR_PACKAGES[vendor];
   const scratch = `${dir}.tmp-${process.pid}`;
-  await rm(scratch, { recursive: true, force: true });
+  // Holding the lock, any scratch folder left here is from an install that was killed.
+  const base = basename(dir);
+  for (const name of await readdir(VENDOR_CACHE)) {
+    if (name.startsWith(`${base}.tmp-`)) await rm(join(VENDOR_CACHE, name), { recursive: true, force: true });
+  }
   await mkdir(scratch, { recursive: true });
   // A package.json of its own keeps npm from treating the repository as the project to modify.
   await writeFile(

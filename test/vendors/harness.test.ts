@@ -45,6 +45,8 @@ interface VendorCase {
   readonly isAgent: (r: RecordedRequest) => boolean;
   /** Moments that must fire in a prompt → one shell tool call → final text session. */
   readonly fires: readonly string[];
+  /** Registered moments that must not fire in that session (vendor facts steering depends on). */
+  readonly neverFires: readonly string[];
   /** Probed calls (`<moment>#<nth>`) whose context the next model request carries, exactly. */
   readonly readNext: readonly string[];
 }
@@ -63,6 +65,7 @@ const CASES: readonly VendorCase[] = [
       'Stop',
       'SessionEnd',
     ],
+    neverFires: [],
     // Stop context makes Claude Code take one more model turn: it is read, at the price of a turn.
     readNext: [
       'SessionStart#1',
@@ -78,6 +81,7 @@ const CASES: readonly VendorCase[] = [
     startStub: () => startResponsesStub(),
     isAgent: isResponsesAgentRequest,
     fires: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+    neverFires: [],
     readNext: ['SessionStart#1', 'UserPromptSubmit#1', 'PreToolUse#1', 'PostToolUse#1'],
   },
   {
@@ -86,6 +90,9 @@ const CASES: readonly VendorCase[] = [
     isAgent: isChatAgentRequest,
     // UserPromptSubmit fires again mid-turn (empty prompt) before the request that carries the tool result.
     fires: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+    // `qwen -p` never fires SessionEnd (only the interactive UI, ACP mode and /clear do), so a
+    // headless session's end is invisible to hooks: steering cannot drop on it.
+    neverFires: ['SessionEnd'],
     readNext: ['SessionStart#1', 'UserPromptSubmit#1', 'UserPromptSubmit#2', 'PostToolUse#1'],
   },
 ];
@@ -142,6 +149,7 @@ for (const c of CASES) {
       const moments = receiver.moments();
       for (const moment of c.fires)
         expect(moments, `fired: ${moments.join(', ')}`).toContain(moment);
+      for (const moment of c.neverFires) expect(moments).not.toContain(moment);
       const sessions = new Set(receiver.calls.map((call) => call.payload.session_id));
       expect(sessions.size).toBe(1);
       expect([...sessions][0]).toEqual(expect.any(String));

@@ -18,7 +18,9 @@ export async function run(args: string[]): Promise<number> {
   }
   const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
   if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(`aep-companion doctor: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`);
+    process.stderr.write(
+      `aep-companion doctor: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
+    );
     return 2;
   }
   const vendor = options.get('vendor');
@@ -27,7 +29,9 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const dataDirFlag = options.get('data-dir');
-  const env = installerEnvFromProcess(resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined));
+  const env = installerEnvFromProcess(
+    resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined),
+  );
   const { runDoctor } = await import('../../core/installer');
   const findings = await runDoctor(vendor ? { vendor } : {}, env);
   if (options.has('json')) {

@@ -20,9 +20,17 @@ const USAGE =
 
 /** Enterprise policy files the installer inspects, per platform. */
 function managedPolicyFiles(platform: NodeJS.Platform): InstallerEnv['managedPolicyFiles'] {
-  if (platform === 'win32') return { 'claude-code': ['C:\\Program Files\\ClaudeCode\\managed-settings.json'] };
-  if (platform === 'darwin') return { 'claude-code': ['/Library/Application Support/ClaudeCode/managed-settings.json'], codex: ['/etc/codex/requirements.toml'] };
-  return { 'claude-code': ['/etc/claude-code/managed-settings.json'], codex: ['/etc/codex/requirements.toml'] };
+  if (platform === 'win32')
+    return { 'claude-code': ['C:\\Program Files\\ClaudeCode\\managed-settings.json'] };
+  if (platform === 'darwin')
+    return {
+      'claude-code': ['/Library/Application Support/ClaudeCode/managed-settings.json'],
+      codex: ['/etc/codex/requirements.toml'],
+    };
+  return {
+    'claude-code': ['/etc/claude-code/managed-settings.json'],
+    codex: ['/etc/codex/requirements.toml'],
+  };
 }
 
 /** What this process knows about the user's machine (for the daemon's installer routes too): home, PATH, config-dir variables, the Node runtime for the launcher. */
@@ -30,7 +38,12 @@ export function installerHostFromProcess(): InstallerHost {
   const env = process.env;
   return {
     home: homedir(),
-    vars: { CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR, CODEX_HOME: env.CODEX_HOME, QWEN_HOME: env.QWEN_HOME, HERMES_HOME: env.HERMES_HOME },
+    vars: {
+      CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR,
+      CODEX_HOME: env.CODEX_HOME,
+      QWEN_HOME: env.QWEN_HOME,
+      HERMES_HOME: env.HERMES_HOME,
+    },
     path: env.PATH ?? '',
     platform: process.platform,
     runtime: { path: process.execPath, electron: Boolean(process.versions.electron) },
@@ -41,11 +54,19 @@ export function installerHostFromProcess(): InstallerHost {
 
 /** The installer environment of a CLI command over one data directory. */
 export function installerEnvFromProcess(dataDir: string, surface: Surface = 'cli'): InstallerEnv {
-  return { ...installerHostFromProcess(), dataDir, daemonUrl: daemonUrl(dataDir), actor: 'operator', surface };
+  return {
+    ...installerHostFromProcess(),
+    dataDir,
+    daemonUrl: daemonUrl(dataDir),
+    actor: 'operator',
+    surface,
+  };
 }
 
 /** Adds the audit log of the data directory to an environment; the close function releases it. */
-export async function withAudit(env: InstallerEnv): Promise<{ env: InstallerEnv; close: () => void }> {
+export async function withAudit(
+  env: InstallerEnv,
+): Promise<{ env: InstallerEnv; close: () => void }> {
   try {
     const { openDb } = await import('../../core/store/open-db');
     const { AuditLog } = await import('../../core/store/audit-log');
@@ -53,7 +74,9 @@ export async function withAudit(env: InstallerEnv): Promise<{ env: InstallerEnv;
     const db = openDb(join(env.dataDir, 'companion.db'));
     return { env: { ...env, audit: new AuditLog(db) }, close: () => db.close() };
   } catch (e) {
-    process.stderr.write(`aep-companion: the audit log is unavailable (${(e as Error).message}); continuing without it\n`);
+    process.stderr.write(
+      `aep-companion: the audit log is unavailable (${(e as Error).message}); continuing without it\n`,
+    );
     return { env, close: () => undefined };
   }
 }
@@ -67,12 +90,15 @@ export function printPlan(plan: InstallPlan, env: InstallerEnv, verb: string): v
   const bin = join(env.dataDir, 'bin');
   for (const change of plan.changes) {
     if (change.path.startsWith(bin)) {
-      out.write(`  ${change.after === null ? 'remove' : change.before === null ? 'create' : 'update'} ${change.path} (hook launcher)\n`);
+      out.write(
+        `  ${change.after === null ? 'remove' : change.before === null ? 'create' : 'update'} ${change.path} (hook launcher)\n`,
+      );
     } else {
       out.write(`\n${change.diff}\n`);
     }
   }
-  if (plan.warnings.length > 0) out.write(`\nwarnings:\n${plan.warnings.map((w) => `  ! ${w}`).join('\n')}\n`);
+  if (plan.warnings.length > 0)
+    out.write(`\nwarnings:\n${plan.warnings.map((w) => `  ! ${w}`).join('\n')}\n`);
 }
 
 /** Reads `--vendor`, `--scope` and `--project` (relative to the working directory). */
@@ -81,27 +107,48 @@ export function parseTarget(
   command: string,
 ): { vendor: VendorId; scope: 'user' | 'project'; project?: string } | string {
   const vendor = options.get('vendor');
-  if (!isVendorId(vendor)) return `aep-companion ${command}: --vendor must be one of ${VENDORS.join(', ')}`;
+  if (!isVendorId(vendor))
+    return `aep-companion ${command}: --vendor must be one of ${VENDORS.join(', ')}`;
   const scope = options.get('scope') ?? (options.has('project') ? 'project' : 'user');
-  if (scope !== 'user' && scope !== 'project') return `aep-companion ${command}: --scope must be user or project`;
+  if (scope !== 'user' && scope !== 'project')
+    return `aep-companion ${command}: --scope must be user or project`;
   const project = options.get('project');
   if (project === true) return `aep-companion ${command}: --project needs a directory`;
-  if (scope === 'project' && project === undefined) return `aep-companion ${command}: --scope project needs --project DIR`;
+  if (scope === 'project' && project === undefined)
+    return `aep-companion ${command}: --scope project needs --project DIR`;
   return { vendor, scope, ...(project !== undefined ? { project: resolve(project) } : {}) };
 }
 
-const KNOWN = new Set(['vendor', 'scope', 'project', 'instruct', 'permissions', 'transport', 'dry-run', 'data-dir', 'help']);
+const KNOWN = new Set([
+  'vendor',
+  'scope',
+  'project',
+  'instruct',
+  'permissions',
+  'transport',
+  'dry-run',
+  'data-dir',
+  'help',
+]);
 
 /** Runs `install`. */
 export async function run(args: string[]): Promise<number> {
-  const { positionals, options } = parseArgs(args, ['vendor', 'scope', 'project', 'transport', 'data-dir']);
+  const { positionals, options } = parseArgs(args, [
+    'vendor',
+    'scope',
+    'project',
+    'transport',
+    'data-dir',
+  ]);
   if (options.has('help')) {
     process.stdout.write(USAGE);
     return 0;
   }
   const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
   if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(`aep-companion install: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`);
+    process.stderr.write(
+      `aep-companion install: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
+    );
     return 2;
   }
   const target = parseTarget(options, 'install');
@@ -121,7 +168,9 @@ export async function run(args: string[]): Promise<number> {
     ...(transport ? { transport } : {}),
   };
   const dataDirFlag = options.get('data-dir');
-  const baseEnv = installerEnvFromProcess(resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined));
+  const baseEnv = installerEnvFromProcess(
+    resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined),
+  );
   const { planInstall, applyInstall } = await import('../../core/installer');
 
   const plan = await planInstall(installOptions, baseEnv);
@@ -140,8 +189,12 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write(`aep-companion install: ${applied.error.message}\n`);
       return 1;
     }
-    process.stdout.write(`\ninstalled: ${applied.value.changes.length} file(s) written; backups and the manifest are in ${join(env.dataDir, 'installer')}\n`);
-    process.stdout.write('check it with: aep-companion doctor --vendor ' + installOptions.vendor + '\n');
+    process.stdout.write(
+      `\ninstalled: ${applied.value.changes.length} file(s) written; backups and the manifest are in ${join(env.dataDir, 'installer')}\n`,
+    );
+    process.stdout.write(
+      'check it with: aep-companion doctor --vendor ' + installOptions.vendor + '\n',
+    );
     return 0;
   } finally {
     close();

@@ -18,7 +18,9 @@ export async function run(args: string[]): Promise<number> {
   }
   const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
   if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(`aep-companion uninstall: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`);
+    process.stderr.write(
+      `aep-companion uninstall: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
+    );
     return 2;
   }
   const target = parseTarget(options, 'uninstall');
@@ -27,7 +29,9 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const dataDirFlag = options.get('data-dir');
-  const baseEnv = installerEnvFromProcess(resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined));
+  const baseEnv = installerEnvFromProcess(
+    resolveDataDir(typeof dataDirFlag === 'string' ? dataDirFlag : undefined),
+  );
   const { planUninstall, uninstall } = await import('../../core/installer');
   const plan = await planUninstall(target, baseEnv);
   if (!plan.ok) {

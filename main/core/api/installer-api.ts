@@ -10,27 +10,48 @@ import { SURFACES, type Surface } from '../../../common/audit';
 import { err, ok, type Result } from '../../../common/result';
 import { isVendorId, VENDORS } from '../../../common/vendors';
 import type { DaemonContext, Feature } from '../daemon-context';
-import { applyInstall, detectVendors, planInstall, planUninstall, runDoctor, uninstall, type InstallerEnv, type InstallerHost } from '../installer';
+import {
+  applyInstall,
+  detectVendors,
+  planInstall,
+  runDoctor,
+  uninstall,
+  type InstallerEnv,
+  type InstallerHost,
+} from '../installer';
 import type { InstallerErrorCode } from '../installer/installer-error';
 import { apiError, type ApiHandlers, type ApiReply } from './index';
 
 type Body = Record<string, unknown>;
 
 function objectBody(raw: unknown): Result<Body> {
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? ok(raw as Body) : err('bad-request', 'the body must be a JSON object');
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+    ? ok(raw as Body)
+    : err('bad-request', 'the body must be a JSON object');
 }
 
-function parseTarget(body: Body): Result<{ vendor: InstallOptions['vendor']; scope: InstallScope; project?: string }> {
-  if (!isVendorId(body.vendor)) return err('bad-request', `'vendor' must be one of ${VENDORS.join(', ')}`);
+function parseTarget(
+  body: Body,
+): Result<{ vendor: InstallOptions['vendor']; scope: InstallScope; project?: string }> {
+  if (!isVendorId(body.vendor))
+    return err('bad-request', `'vendor' must be one of ${VENDORS.join(', ')}`);
   const scope = body.scope ?? 'user';
-  if (scope !== 'user' && scope !== 'project') return err('bad-request', "'scope' must be 'user' or 'project'");
-  if (body.project !== undefined && typeof body.project !== 'string') return err('bad-request', "'project' must be an absolute directory path");
-  return ok({ vendor: body.vendor, scope, ...(typeof body.project === 'string' ? { project: body.project } : {}) });
+  if (scope !== 'user' && scope !== 'project')
+    return err('bad-request', "'scope' must be 'user' or 'project'");
+  if (body.project !== undefined && typeof body.project !== 'string')
+    return err('bad-request', "'project' must be an absolute directory path");
+  return ok({
+    vendor: body.vendor,
+    scope,
+    ...(typeof body.project === 'string' ? { project: body.project } : {}),
+  });
 }
 
 function parseSurface(body: Body): Result<Surface | undefined> {
   if (body.surface === undefined) return ok(undefined);
-  return (SURFACES as readonly unknown[]).includes(body.surface) ? ok(body.surface as Surface) : err('bad-request', `'surface' must be one of ${SURFACES.join(', ')}`);
+  return (SURFACES as readonly unknown[]).includes(body.surface)
+    ? ok(body.surface as Surface)
+    : err('bad-request', `'surface' must be one of ${SURFACES.join(', ')}`);
 }
 
 /** Validates an install request body (opt-ins default to off). */
@@ -40,15 +61,25 @@ export function parseInstallOptions(raw: unknown): Result<InstallOptions & { sur
   const target = parseTarget(body.value);
   if (!target.ok) return target;
   const { instruct = false, permissions = false, transport } = body.value;
-  if (typeof instruct !== 'boolean' || typeof permissions !== 'boolean') return err('bad-request', "'instruct' and 'permissions' must be true or false");
-  if (transport !== undefined && transport !== 'http' && transport !== 'command') return err('bad-request', "'transport' must be 'http' or 'command'");
+  if (typeof instruct !== 'boolean' || typeof permissions !== 'boolean')
+    return err('bad-request', "'instruct' and 'permissions' must be true or false");
+  if (transport !== undefined && transport !== 'http' && transport !== 'command')
+    return err('bad-request', "'transport' must be 'http' or 'command'");
   const surface = parseSurface(body.value);
   if (!surface.ok) return surface;
-  return ok({ ...target.value, instruct, permissions, ...(transport ? { transport } : {}), ...(surface.value ? { surface: surface.value } : {}) });
+  return ok({
+    ...target.value,
+    instruct,
+    permissions,
+    ...(transport ? { transport } : {}),
+    ...(surface.value ? { surface: surface.value } : {}),
+  });
 }
 
 /** Validates an uninstall request body. */
-export function parseUninstall(raw: unknown): Result<ApiRequest<'POST /api/installer/uninstall'> & { surface?: Surface }> {
+export function parseUninstall(
+  raw: unknown,
+): Result<ApiRequest<'POST /api/installer/uninstall'> & { surface?: Surface }> {
   const body = objectBody(raw);
   if (!body.ok) return body;
   const target = parseTarget(body.value);
@@ -62,7 +93,8 @@ export function parseUninstall(raw: unknown): Result<ApiRequest<'POST /api/insta
 export function parseDoctor(raw: unknown): Result<ApiRequest<'POST /api/installer/doctor'>> {
   const body = objectBody(raw ?? {});
   if (!body.ok) return body;
-  if (body.value.vendor !== undefined && !isVendorId(body.value.vendor)) return err('bad-request', `'vendor' must be one of ${VENDORS.join(', ')}`);
+  if (body.value.vendor !== undefined && !isVendorId(body.value.vendor))
+    return err('bad-request', `'vendor' must be one of ${VENDORS.join(', ')}`);
   return ok(body.value.vendor ? { vendor: body.value.vendor as InstallOptions['vendor'] } : {});
 }
 
@@ -82,7 +114,11 @@ function refusal(error: { code: InstallerErrorCode; message: string }): ApiReply
 }
 
 const UNAVAILABLE = (): ApiReply =>
-  apiError(503, 'installer-unavailable', 'this daemon was started without the user environment (home directory, PATH) the installer needs');
+  apiError(
+    503,
+    'installer-unavailable',
+    'this daemon was started without the user environment (home directory, PATH) the installer needs',
+  );
 
 /** The installer handlers; `envFor` builds the environment of one call (null: the host gave none). */
 export function installerApi(envFor: (surface: Surface) => InstallerEnv | null): ApiHandlers {
@@ -115,7 +151,9 @@ export function installerApi(envFor: (surface: Surface) => InstallerEnv | null):
     'POST /api/installer/uninstall': {
       parse: parseUninstall,
       handle: async (input) => {
-        const { surface, ...target } = input as ApiRequest<'POST /api/installer/uninstall'> & { surface?: Surface };
+        const { surface, ...target } = input as ApiRequest<'POST /api/installer/uninstall'> & {
+          surface?: Surface;
+        };
         const env = envFor(surface ?? 'console');
         if (!env) return UNAVAILABLE();
         const plan = await uninstall(target, env);
@@ -132,16 +170,22 @@ export function installerApi(envFor: (surface: Surface) => InstallerEnv | null):
   };
 }
 
-/** Keeps the preview-only plan of an uninstall reachable for the wizard (not a route of its own). */
-export { planUninstall };
-
 /** The daemon feature: the installer routes over this daemon's data dir, URL and audit log. */
 export function installerApiFeature(host?: InstallerHost): Feature {
   return (ctx: DaemonContext) => {
     const resolved = host ?? (ctx as DaemonContext & { host?: InstallerHost }).host ?? null;
     return ctx.api.register(
       installerApi((surface) =>
-        resolved ? { ...resolved, dataDir: ctx.dataDir, daemonUrl: ctx.url, audit: ctx.audit, actor: 'operator', surface } : null,
+        resolved
+          ? {
+              ...resolved,
+              dataDir: ctx.dataDir,
+              daemonUrl: ctx.url,
+              audit: ctx.audit,
+              actor: 'operator',
+              surface,
+            }
+          : null,
       ),
     );
   };

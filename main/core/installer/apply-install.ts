@@ -11,32 +11,62 @@ import { auditInstaller } from './audit-write';
 import { saveBackup } from './backups';
 import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
-import { findInstall, readManifest, sha256, withInstall, writeManifest, type ManifestFile } from './manifest';
+import {
+  findInstall,
+  readManifest,
+  sha256,
+  withInstall,
+  writeManifest,
+  type ManifestFile,
+} from './manifest';
 import { computeInstall, type ComputedInstall } from './plan-install';
 import { shimFiles } from './shim-script';
 
 /** The base our entries sit on: carried over while the file is as we left it, else recomputed. */
-async function baseOf(c: ComputedInstall, env: InstallerEnv, previous: ManifestFile | undefined, originalBackup: () => Promise<string | null>): Promise<Result<ManifestFile['base'] & { carried: boolean }, InstallerErrorCode>> {
-  if (previous && c.before !== null && sha256(c.before) === previous.writtenSha256) return ok({ ...previous.base, carried: true });
+async function baseOf(
+  c: ComputedInstall,
+  env: InstallerEnv,
+  previous: ManifestFile | undefined,
+  originalBackup: () => Promise<string | null>,
+): Promise<Result<ManifestFile['base'] & { carried: boolean }, InstallerErrorCode>> {
+  if (previous && c.before !== null && sha256(c.before) === previous.writtenSha256)
+    return ok({ ...previous.base, carried: true });
   const stripped = c.installer.edit(c.path, c.before, null, env);
   if (!stripped.ok) return stripped;
   const base = stripped.value;
-  if (base === null || (c.before === null && base.trim() === '')) return ok({ backup: null, sha256: null, carried: false });
-  const backup = base === c.before ? await originalBackup() : await saveBackup(env, c.installer.vendor, c.path, base, 'base');
+  if (base === null || (c.before === null && base.trim() === ''))
+    return ok({ backup: null, sha256: null, carried: false });
+  const backup =
+    base === c.before
+      ? await originalBackup()
+      : await saveBackup(env, c.installer.vendor, c.path, base, 'base');
   return ok({ backup, sha256: sha256(base), carried: false });
 }
 
 /** Applies an install (re-planned now, so it acts on the files as they are) and returns the plan it applied. */
-export async function applyInstall(options: InstallOptions, env: InstallerEnv): Promise<Result<InstallPlan, InstallerErrorCode>> {
+export async function applyInstall(
+  options: InstallOptions,
+  env: InstallerEnv,
+): Promise<Result<InstallPlan, InstallerErrorCode>> {
   const computed = await computeInstall(options, env);
   if (!computed.ok) {
-    auditInstaller(env, 'installer.apply', 'error', { vendor: options.vendor, scope: options.scope, error: computed.error.code, message: computed.error.message });
+    auditInstaller(env, 'installer.apply', 'error', {
+      vendor: options.vendor,
+      scope: options.scope,
+      error: computed.error.code,
+      message: computed.error.message,
+    });
     return computed;
   }
   const c = computed.value;
   const manifest = await readManifest(env);
   if (!manifest.ok) return manifest;
-  const previous = findInstall(manifest.value, c.plan.options.vendor, c.target.scope, c.target.project);
+  const previous = findInstall(
+    manifest.value,
+    c.plan.options.vendor,
+    c.target.scope,
+    c.target.project,
+  );
   const previousFile = previous?.files.find((f) => f.path === c.path);
 
   let savedOriginal: string | null = null;
@@ -85,7 +115,11 @@ export async function applyInstall(options: InstallOptions, env: InstallerEnv): 
         },
       ],
     };
-    let next = withInstall(manifest.value, { vendor: record.vendor, scope: record.scope, project: record.project }, record);
+    let next = withInstall(
+      manifest.value,
+      { vendor: record.vendor, scope: record.scope, project: record.project },
+      record,
+    );
     if (c.installer.needsLauncher(c.want)) {
       const paths = shimFiles(env).map((f) => f.path);
       next = {
@@ -99,7 +133,11 @@ export async function applyInstall(options: InstallOptions, env: InstallerEnv): 
     await writeManifest(env, next);
   } catch (cause) {
     const message = `writing the ${c.plan.options.vendor} hooks failed: ${(cause as Error).message}`;
-    auditInstaller(env, 'installer.apply', 'error', { vendor: c.plan.options.vendor, path: c.path, message });
+    auditInstaller(env, 'installer.apply', 'error', {
+      vendor: c.plan.options.vendor,
+      path: c.path,
+      message,
+    });
     return err('write-failed', message);
   }
   auditInstaller(env, 'installer.apply', c.plan.changes.length > 0 ? 'ok' : 'unchanged', {

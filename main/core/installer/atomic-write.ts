@@ -41,7 +41,10 @@ export async function writeFileAtomic(path: string, text: string, mode?: number)
       keepMode = undefined;
     }
   }
-  const temp = join(dirname(target), `.${parse(target).base}.aep-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(
+    dirname(target),
+    `.${parse(target).base}.aep-${process.pid}-${randomBytes(4).toString('hex')}.tmp`,
+  );
   const handle = await open(temp, 'wx', keepMode ?? 0o644);
   try {
     await handle.writeFile(text, 'utf8');

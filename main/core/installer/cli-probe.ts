@@ -5,7 +5,10 @@ import { delimiter as hostDelimiter, join } from 'node:path';
 import { childEnv, type InstallerEnv } from './installer-env';
 
 /** The first executable of `names` on the environment's PATH, or null. */
-export async function findOnPath(names: readonly string[], env: InstallerEnv): Promise<string | null> {
+export async function findOnPath(
+  names: readonly string[],
+  env: InstallerEnv,
+): Promise<string | null> {
   if (!env.path) return null;
   const windows = (env.platform ?? process.platform) === 'win32';
   const suffixes = windows ? ['.exe', '.cmd', '.bat', ''] : [''];
@@ -29,10 +32,15 @@ export async function findOnPath(names: readonly string[], env: InstallerEnv): P
 /** `<cli> --version`, first non-empty line, or null on error or timeout. */
 export function cliVersion(cli: string, env: InstallerEnv): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(cli, ['--version'], { timeout: env.versionTimeoutMs ?? 3000, env: childEnv(env), windowsHide: true }, (error, stdout) => {
-      if (error) return resolve(null);
-      const line = stdout.split(/\r?\n/).find((l) => l.trim() !== '');
-      resolve(line ? line.trim() : null);
-    });
+    execFile(
+      cli,
+      ['--version'],
+      { timeout: env.versionTimeoutMs ?? 3000, env: childEnv(env), windowsHide: true },
+      (error, stdout) => {
+        if (error) return resolve(null);
+        const line = stdout.split(/\r?\n/).find((l) => l.trim() !== '');
+        resolve(line ? line.trim() : null);
+      },
+    );
   });
 }

@@ -14,7 +14,11 @@ export async function detectVendor(vendor: VendorId, env: InstallerEnv): Promise
   const target = { scope: 'user' as const, project: null };
   const configPath = installer.configPath(target, env);
   const warnings: string[] = [];
-  const [read, cliPath, manifest] = await Promise.all([readConfigText(configPath), findOnPath(installer.cliNames, env), readManifest(env)]);
+  const [read, cliPath, manifest] = await Promise.all([
+    readConfigText(configPath),
+    findOnPath(installer.cliNames, env),
+    readManifest(env),
+  ]);
   const cli = cliPath ? await cliVersion(cliPath, env) : null;
   const text = read.ok ? read.value : null;
   if (!read.ok) warnings.push(read.error.message);
@@ -30,10 +34,22 @@ export async function detectVendor(vendor: VendorId, env: InstallerEnv): Promise
     installed = { instruct: optIns.instruct, permissions: optIns.permissions };
   }
   if (record && entries.ok && found.length === 0) {
-    warnings.push(`the manifest records our hooks in ${configPath}, but they are no longer there: install again to restore them`);
+    warnings.push(
+      `the manifest records our hooks in ${configPath}, but they are no longer there: install again to restore them`,
+    );
   }
-  warnings.push(...(await installer.warnings({ target, want: null, env, path: configPath, before: text })));
-  return { vendor, configPath, configExists: text !== null, cliPath, cliVersion: cli, installed, warnings };
+  warnings.push(
+    ...(await installer.warnings({ target, want: null, env, path: configPath, before: text })),
+  );
+  return {
+    vendor,
+    configPath,
+    configExists: text !== null,
+    cliPath,
+    cliVersion: cli,
+    installed,
+    warnings,
+  };
 }
 
 /** Detects every vendor. */

@@ -32,21 +32,39 @@ export function interpolateToken(value: string, token: string): string {
 }
 
 /** POSTs the payload to an installed HTTP hook URL. */
-export async function probeHttp(probe: Extract<HookProbe, { kind: 'http' }>, payload: unknown, token: string, timeoutMs: number): Promise<ProbeOutcome> {
+export async function probeHttp(
+  probe: Extract<HookProbe, { kind: 'http' }>,
+  payload: unknown,
+  token: string,
+  timeoutMs: number,
+): Promise<ProbeOutcome> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const [k, v] of Object.entries(probe.headers)) headers[k] = interpolateToken(String(v), token);
+  for (const [k, v] of Object.entries(probe.headers))
+    headers[k] = interpolateToken(String(v), token);
   try {
-    const res = await fetch(probe.url, { method: 'POST', headers, body: JSON.stringify(payload), signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(probe.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     return { status: res.status, error: null, reply: await res.text() };
   } catch (cause) {
-    const code = ((cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).name) || 'error';
+    const code =
+      ((cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).name) || 'error';
     return { status: null, error: code, reply: '' };
   }
 }
 
 /** Runs an installed command with the payload on stdin; the shim reports what it reached on stderr. */
-export function probeCommand(probe: Extract<HookProbe, { kind: 'command' }>, payload: unknown, env: InstallerEnv, timeoutMs: number): Promise<ProbeOutcome> {
-  const words = probe.runner === 'argv' ? splitWords(probe.command) : ['/bin/sh', '-c', probe.command];
+export function probeCommand(
+  probe: Extract<HookProbe, { kind: 'command' }>,
+  payload: unknown,
+  env: InstallerEnv,
+  timeoutMs: number,
+): Promise<ProbeOutcome> {
+  const words =
+    probe.runner === 'argv' ? splitWords(probe.command) : ['/bin/sh', '-c', probe.command];
   const processEnv = { ...childEnv(env), ...probe.env, AEP_HOOK_DOCTOR: '1' };
   return new Promise((resolve) => {
     let stdout = '';
@@ -58,7 +76,10 @@ export function probeCommand(probe: Extract<HookProbe, { kind: 'command' }>, pay
       clearTimeout(timer);
       resolve(outcome);
     };
-    const child = spawn(words[0], words.slice(1), { env: processEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(words[0], words.slice(1), {
+      env: processEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       settle({ status: null, error: `no answer within ${timeoutMs} ms`, reply: stdout });
@@ -74,8 +95,18 @@ export function probeCommand(probe: Extract<HookProbe, { kind: 'command' }>, pay
       } catch {
         report = {};
       }
-      if (code !== 0) return settle({ status: report.status ?? null, error: `the command exited with ${code}: ${stderr.trim().slice(0, 300)}`, reply: stdout });
-      if (!line) return settle({ status: null, error: 'the command did not run the AEP Companion hook shim', reply: stdout });
+      if (code !== 0)
+        return settle({
+          status: report.status ?? null,
+          error: `the command exited with ${code}: ${stderr.trim().slice(0, 300)}`,
+          reply: stdout,
+        });
+      if (!line)
+        return settle({
+          status: null,
+          error: 'the command did not run the AEP Companion hook shim',
+          reply: stdout,
+        });
       settle({ status: report.status ?? null, error: report.error ?? null, reply: stdout });
     });
     child.stdin.on('error', () => undefined);

@@ -20,9 +20,16 @@ export interface DoctorRequest {
   readonly vendor?: VendorId;
 }
 
-const START_REMEDY = 'Start AEP Companion (open the app, or run `aep-companion serve`), then run doctor again.';
+const START_REMEDY =
+  'Start AEP Companion (open the app, or run `aep-companion serve`), then run doctor again.';
 
-function finding(vendor: VendorId | null, check: string, ok: boolean, message: string, remedy: string | null): DoctorFinding {
+function finding(
+  vendor: VendorId | null,
+  check: string,
+  ok: boolean,
+  message: string,
+  remedy: string | null,
+): DoctorFinding {
   return { vendor, check, ok, message, remedy: ok ? null : remedy };
 }
 
@@ -31,30 +38,87 @@ async function checkHealth(env: InstallerEnv): Promise<DoctorFinding> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
     await res.text();
-    return finding(null, 'daemon-health', res.ok, res.ok ? `the daemon answers at ${env.daemonUrl}` : `${url} answered HTTP ${res.status}`, START_REMEDY);
+    return finding(
+      null,
+      'daemon-health',
+      res.ok,
+      res.ok ? `the daemon answers at ${env.daemonUrl}` : `${url} answered HTTP ${res.status}`,
+      START_REMEDY,
+    );
   } catch {
-    return finding(null, 'daemon-health', false, `no daemon answers at ${env.daemonUrl}`, START_REMEDY);
+    return finding(
+      null,
+      'daemon-health',
+      false,
+      `no daemon answers at ${env.daemonUrl}`,
+      START_REMEDY,
+    );
   }
 }
 
-function outcomeFinding(vendor: VendorId, check: string, where: string, outcome: ProbeOutcome, tokenFile: string): DoctorFinding {
+function outcomeFinding(
+  vendor: VendorId,
+  check: string,
+  where: string,
+  outcome: ProbeOutcome,
+  tokenFile: string,
+): DoctorFinding {
   const name = VENDOR_NAMES[vendor];
   if (outcome.status === 401 || outcome.status === 403) {
-    return finding(vendor, check, false, `the daemon refused the hook token sent by ${where} (HTTP ${outcome.status})`, `The token the hook sends does not match the running daemon's: make sure ${TOKEN_VAR} (if set) equals the content of ${tokenFile}, and restart the companion if the token was rotated.`);
+    return finding(
+      vendor,
+      check,
+      false,
+      `the daemon refused the hook token sent by ${where} (HTTP ${outcome.status})`,
+      `The token the hook sends does not match the running daemon's: make sure ${TOKEN_VAR} (if set) equals the content of ${tokenFile}, and restart the companion if the token was rotated.`,
+    );
   }
   if (outcome.status === null) {
-    return finding(vendor, check, false, `a synthetic ${name} hook through ${where} did not reach the daemon (${outcome.error ?? 'no answer'})`, `${START_REMEDY} If it is running, check that ${where} points at it (reinstall with the current daemon URL).`);
+    const follow =
+      check === 'hook-http'
+        ? `If it is running on another address, reinstall so ${where} points at it.`
+        : 'If it is running, the launcher finds it through daemon.json in the data directory (or AEP_COMPANION_URL): start it with the same data directory.';
+    return finding(
+      vendor,
+      check,
+      false,
+      `a synthetic ${name} hook through ${where} did not reach the daemon (${outcome.error ?? 'no answer'})`,
+      `${START_REMEDY} ${follow}`,
+    );
   }
   if (outcome.status < 200 || outcome.status >= 300) {
-    return finding(vendor, check, false, `the daemon answered a synthetic ${name} hook with HTTP ${outcome.status}`, 'Update AEP Companion so the daemon knows this hook route, then reinstall the hooks.');
+    return finding(
+      vendor,
+      check,
+      false,
+      `the daemon answered a synthetic ${name} hook with HTTP ${outcome.status}`,
+      'Update AEP Companion so the daemon knows this hook route, then reinstall the hooks.',
+    );
   }
   if (outcome.error || !replyParses(outcome.reply)) {
-    return finding(vendor, check, false, `the reply to a synthetic ${name} hook does not parse (${outcome.error ?? outcome.reply.slice(0, 80)})`, 'Reinstall the hooks to refresh the shim; if it persists, report it with the output of `aep-companion doctor`.');
+    return finding(
+      vendor,
+      check,
+      false,
+      `the reply to a synthetic ${name} hook does not parse (${outcome.error ?? outcome.reply.slice(0, 80)})`,
+      'Reinstall the hooks to refresh the shim; if it persists, report it with the output of `aep-companion doctor`.',
+    );
   }
-  return finding(vendor, check, true, `a synthetic ${name} hook through ${where} reached the daemon and the reply parses`, null);
+  return finding(
+    vendor,
+    check,
+    true,
+    `a synthetic ${name} hook through ${where} reached the daemon and the reply parses`,
+    null,
+  );
 }
 
-async function checkInstall(install: ManifestInstall, env: InstallerEnv, token: string, tokenFile: string): Promise<DoctorFinding[]> {
+async function checkInstall(
+  install: ManifestInstall,
+  env: InstallerEnv,
+  token: string,
+  tokenFile: string,
+): Promise<DoctorFinding[]> {
   const vendor = install.vendor;
   const installer = VENDOR_INSTALLERS[vendor];
   const reinstall = `aep-companion install --vendor ${vendor}${install.scope === 'project' ? ` --scope project --project ${install.project}` : ''}`;
@@ -63,14 +127,32 @@ async function checkInstall(install: ManifestInstall, env: InstallerEnv, token: 
     const read = await readConfigText(file.path);
     const entries = read.ok ? installer.ourEntries(file.path, read.value) : read;
     if (!entries.ok) {
-      out.push(finding(vendor, 'config', false, entries.error.message, `Fix or restore ${file.path} (backups are in ${join(env.dataDir, 'installer', 'backups')}), then run \`${reinstall}\`.`));
+      out.push(
+        finding(
+          vendor,
+          'config',
+          false,
+          entries.error.message,
+          `Fix or restore ${file.path} (backups are in ${join(env.dataDir, 'installer', 'backups')}), then run \`${reinstall}\`.`,
+        ),
+      );
       continue;
     }
     if (entries.value.length === 0) {
-      out.push(finding(vendor, 'config', false, `our hooks are no longer in ${file.path}`, `Run \`${reinstall}\`.`));
+      out.push(
+        finding(
+          vendor,
+          'config',
+          false,
+          `our hooks are no longer in ${file.path}`,
+          `Run \`${reinstall}\`.`,
+        ),
+      );
       continue;
     }
-    out.push(finding(vendor, 'config', true, `${entries.value.length} hook entries in ${file.path}`, null));
+    out.push(
+      finding(vendor, 'config', true, `${entries.value.length} hook entries in ${file.path}`, null),
+    );
     const probes = new Map<string, HookProbe>();
     for (const entry of entries.value) {
       const probe = installer.probe(entry);
@@ -81,15 +163,33 @@ async function checkInstall(install: ManifestInstall, env: InstallerEnv, token: 
       if (probe.kind === 'http') {
         const envToken = env.processEnv?.[TOKEN_VAR];
         if (!envToken) {
-          out.push(finding(vendor, 'token-env', false, `${TOKEN_VAR} is not set in this shell; ${VENDOR_NAMES[vendor]}'s HTTP hooks send it as the hook token`, `Export it where you start ${VENDOR_NAMES[vendor]}: export ${TOKEN_VAR}="$(cat ${tokenFile})" (or reinstall with --transport command).`));
+          out.push(
+            finding(
+              vendor,
+              'token-env',
+              false,
+              `${TOKEN_VAR} is not set in this shell; ${VENDOR_NAMES[vendor]}'s HTTP hooks send it as the hook token`,
+              `Export it where you start ${VENDOR_NAMES[vendor]}: export ${TOKEN_VAR}="$(cat ${tokenFile})" (or reinstall with --transport command).`,
+            ),
+          );
         } else if (envToken !== token) {
-          out.push(finding(vendor, 'token-env', false, `${TOKEN_VAR} in this shell differs from ${tokenFile}`, `Export the current token: export ${TOKEN_VAR}="$(cat ${tokenFile})".`));
+          out.push(
+            finding(
+              vendor,
+              'token-env',
+              false,
+              `${TOKEN_VAR} in this shell differs from ${tokenFile}`,
+              `Export the current token: export ${TOKEN_VAR}="$(cat ${tokenFile})".`,
+            ),
+          );
         }
         const outcome = await probeHttp(probe, payload, envToken ?? token, 5000);
         out.push(outcomeFinding(vendor, 'hook-http', probe.url, outcome, tokenFile));
       } else {
         const outcome = await probeCommand(probe, payload, env, 20_000);
-        out.push(outcomeFinding(vendor, 'hook-command', `\`${probe.command}\``, outcome, tokenFile));
+        out.push(
+          outcomeFinding(vendor, 'hook-command', `\`${probe.command}\``, outcome, tokenFile),
+        );
       }
     }
     if (installer.retrust) {
@@ -98,7 +198,10 @@ async function checkInstall(install: ManifestInstall, env: InstallerEnv, token: 
         check: 'trust',
         ok: true,
         message: `${VENDOR_NAMES[vendor]} runs these hooks only after you trust them; doctor cannot see that state`,
-        remedy: vendor === 'codex' ? 'If Codex sessions do not show up, open Codex and trust the hooks with /hooks.' : 'If Hermes sessions do not show up, approve the hooks at the Hermes prompt (or start it once with --accept-hooks).',
+        remedy:
+          vendor === 'codex'
+            ? 'If Codex sessions do not show up, open Codex and trust the hooks with /hooks.'
+            : 'If Hermes sessions do not show up, approve the hooks at the Hermes prompt (or start it once with --accept-hooks).',
       });
     }
   }
@@ -106,7 +209,10 @@ async function checkInstall(install: ManifestInstall, env: InstallerEnv, token: 
 }
 
 /** Runs every check and returns the findings, failing ones with their remedy. */
-export async function runDoctor(request: DoctorRequest, env: InstallerEnv): Promise<DoctorFinding[]> {
+export async function runDoctor(
+  request: DoctorRequest,
+  env: InstallerEnv,
+): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [await checkHealth(env)];
   const tokenFile = join(env.dataDir, 'hook-token');
   const tokenRead = await readConfigText(tokenFile);
@@ -114,19 +220,44 @@ export async function runDoctor(request: DoctorRequest, env: InstallerEnv): Prom
   findings.push(
     token
       ? finding(null, 'hook-token', true, `the hook token is in ${tokenFile}`, null)
-      : finding(null, 'hook-token', false, `no hook token in ${tokenFile}`, `${START_REMEDY} The companion creates the token on its first start.`),
+      : finding(
+          null,
+          'hook-token',
+          false,
+          `no hook token in ${tokenFile}`,
+          `${START_REMEDY} The companion creates the token on its first start.`,
+        ),
   );
   const manifest = await readManifest(env);
   if (!manifest.ok) {
-    findings.push(finding(null, 'manifest', false, manifest.error.message, 'Move the manifest aside and reinstall the hooks.'));
+    findings.push(
+      finding(
+        null,
+        'manifest',
+        false,
+        manifest.error.message,
+        'Move the manifest aside and reinstall the hooks.',
+      ),
+    );
     return findings;
   }
-  const installs = manifest.value.installs.filter((i) => !request.vendor || i.vendor === request.vendor);
+  const installs = manifest.value.installs.filter(
+    (i) => !request.vendor || i.vendor === request.vendor,
+  );
   if (installs.length === 0) {
     findings.push(
-      finding(request.vendor ?? null, 'installed', false, request.vendor ? `no ${VENDOR_NAMES[request.vendor]} hooks are installed` : 'no hooks are installed', `Run \`aep-companion install --vendor ${request.vendor ?? '<vendor>'}\`.`),
+      finding(
+        request.vendor ?? null,
+        'installed',
+        false,
+        request.vendor
+          ? `no ${VENDOR_NAMES[request.vendor]} hooks are installed`
+          : 'no hooks are installed',
+        `Run \`aep-companion install --vendor ${request.vendor ?? '<vendor>'}\`.`,
+      ),
     );
   }
-  for (const install of installs) findings.push(...(await checkInstall(install, env, token, tokenFile)));
+  for (const install of installs)
+    findings.push(...(await checkInstall(install, env, token, tokenFile)));
   return findings;
 }

@@ -8,11 +8,22 @@
  */
 import { err, ok, type Result } from '../../../common/result';
 import type { InstallerErrorCode } from './installer-error';
-import { addProperty, appendToArray, editJson, freshJson, removeAt, isObject, jsonEqual, parseJsonConfig } from './json-document';
+import {
+  addProperty,
+  appendToArray,
+  editJson,
+  freshJson,
+  removeAt,
+  isObject,
+  jsonEqual,
+  parseJsonConfig,
+} from './json-document';
 
 /** The hooks we want in one file: event → our single handler there, in the vendor's event order. */
 export interface GroupedHooksSpec {
-  readonly desired: ReadonlyArray<readonly [event: string, handler: Readonly<Record<string, unknown>>]>;
+  readonly desired: ReadonlyArray<
+    readonly [event: string, handler: Readonly<Record<string, unknown>>]
+  >;
   /** Recognises our handlers (by marker), including older variants of them. */
   readonly isOurs: (handler: unknown) => boolean;
 }
@@ -34,22 +45,31 @@ function ourPositions(list: unknown, isOurs: (h: unknown) => boolean): Pos[] {
 /** Checks the shape we are about to edit, so a surprising file is refused rather than mangled. */
 function checkShape(path: string, root: unknown): Result<void, InstallerErrorCode> {
   if (root === undefined) return ok(undefined);
-  if (!isObject(root)) return err('unexpected-shape', `${path}: the top level is not a JSON object; it was not changed`);
+  if (!isObject(root))
+    return err(
+      'unexpected-shape',
+      `${path}: the top level is not a JSON object; it was not changed`,
+    );
   if (root.hooks === undefined) return ok(undefined);
-  if (!isObject(root.hooks)) return err('unexpected-shape', `${path}: "hooks" is not an object; it was not changed`);
+  if (!isObject(root.hooks))
+    return err('unexpected-shape', `${path}: "hooks" is not an object; it was not changed`);
   for (const [event, list] of Object.entries(root.hooks)) {
-    if (!Array.isArray(list)) return err('unexpected-shape', `${path}: "hooks.${event}" is not a list; it was not changed`);
+    if (!Array.isArray(list))
+      return err('unexpected-shape', `${path}: "hooks.${event}" is not a list; it was not changed`);
   }
   return ok(undefined);
 }
 
 /** Lists the events that hold one of our handlers, with the handlers themselves. */
-export function findOurGroupedHandlers(root: unknown, isOurs: (h: unknown) => boolean): Array<[string, Record<string, unknown>]> {
+export function findOurGroupedHandlers(
+  root: unknown,
+  isOurs: (h: unknown) => boolean,
+): Array<[string, Record<string, unknown>]> {
   if (!isObject(root) || !isObject(root.hooks)) return [];
   const out: Array<[string, Record<string, unknown>]> = [];
   for (const [event, list] of Object.entries(root.hooks)) {
     for (const [g, h] of ourPositions(list, isOurs)) {
-      out.push([event, ((list as Array<{ hooks: Array<Record<string, unknown>> }>)[g].hooks)[h]]);
+      out.push([event, (list as Array<{ hooks: Array<Record<string, unknown>> }>)[g].hooks[h]]);
     }
   }
   return out;
@@ -59,7 +79,11 @@ export function findOurGroupedHandlers(root: unknown, isOurs: (h: unknown) => bo
  * Returns the file text with exactly our handlers (`desired`), or `null` when the file did not
  * exist and still has nothing to hold. An empty `desired` removes ours (uninstall).
  */
-export function editGroupedHooks(path: string, before: string | null, spec: GroupedHooksSpec): Result<string | null, InstallerErrorCode> {
+export function editGroupedHooks(
+  path: string,
+  before: string | null,
+  spec: GroupedHooksSpec,
+): Result<string | null, InstallerErrorCode> {
   const blank = before === null || before.trim() === '';
   if (blank) {
     if (spec.desired.length === 0) return ok(before);
@@ -73,8 +97,10 @@ export function editGroupedHooks(path: string, before: string | null, spec: Grou
   if (!shape.ok) return shape;
 
   let text = before;
-  const read = (): Record<string, unknown> => (parseJsonConfig(path, text) as { value: Record<string, unknown> }).value;
-  const hooksOf = (): Record<string, unknown> | undefined => read().hooks as Record<string, unknown> | undefined;
+  const read = (): Record<string, unknown> =>
+    (parseJsonConfig(path, text) as { value: Record<string, unknown> }).value;
+  const hooksOf = (): Record<string, unknown> | undefined =>
+    read().hooks as Record<string, unknown> | undefined;
   const hadHooks = isObject(hooksOf()) && Object.keys(hooksOf() ?? {}).length > 0;
 
   const removeOurs = (event: string, [g, h]: Pos): void => {
@@ -82,13 +108,17 @@ export function editGroupedHooks(path: string, before: string | null, spec: Grou
     const list = hooksOf()?.[event] as unknown[];
     const group = list[g] as Record<string, unknown>;
     const onlyOurKeys = Object.keys(group).every((k) => k === 'hooks' || k === 'matcher');
-    if ((group.hooks as unknown[]).length === 0 && onlyOurKeys) text = removeAt(text, ['hooks', event, g]);
+    if ((group.hooks as unknown[]).length === 0 && onlyOurKeys)
+      text = removeAt(text, ['hooks', event, g]);
     if ((hooksOf()?.[event] as unknown[]).length === 0) text = removeAt(text, ['hooks', event]);
   };
 
   const desiredEvents = new Map(spec.desired);
   const existing = Object.keys(hooksOf() ?? {});
-  const events = [...spec.desired.map(([e]) => e), ...existing.filter((e) => !desiredEvents.has(e))];
+  const events = [
+    ...spec.desired.map(([e]) => e),
+    ...existing.filter((e) => !desiredEvents.has(e)),
+  ];
   for (const event of events) {
     const handler = desiredEvents.get(event);
     const ours = ourPositions(hooksOf()?.[event], spec.isOurs);
@@ -96,7 +126,8 @@ export function editGroupedHooks(path: string, before: string | null, spec: Grou
       if (ours.length > 0) {
         const [g, h] = ours[0];
         const list = hooksOf()?.[event] as Array<{ hooks: unknown[] }>;
-        if (!jsonEqual(list[g].hooks[h], handler)) text = editJson(text, ['hooks', event, g, 'hooks', h], handler);
+        if (!jsonEqual(list[g].hooks[h], handler))
+          text = editJson(text, ['hooks', event, g, 'hooks', h], handler);
         for (const pos of ours.slice(1).reverse()) removeOurs(event, pos);
       } else {
         const hooks = hooksOf();
@@ -111,7 +142,8 @@ export function editGroupedHooks(path: string, before: string | null, spec: Grou
   }
   // Drop a "hooks" object only when our removal is what emptied it.
   const after = hooksOf();
-  if (hadHooks && isObject(after) && Object.keys(after).length === 0 && spec.desired.length === 0) text = removeAt(text, ['hooks']);
+  if (hadHooks && isObject(after) && Object.keys(after).length === 0 && spec.desired.length === 0)
+    text = removeAt(text, ['hooks']);
   return ok(text);
 }
 
@@ -124,12 +156,18 @@ export function ourGroupedEntries(
   if (text === null || text.trim() === '') return ok([]);
   const parsed = parseJsonConfig(path, text);
   if (!parsed.ok) return parsed;
-  return ok(findOurGroupedHandlers(parsed.value, isOurs).map(([event, entry]) => ({ event, entry })));
+  return ok(
+    findOurGroupedHandlers(parsed.value, isOurs).map(([event, entry]) => ({ event, entry })),
+  );
 }
 
 /** True when a JSON text is an empty object (or nothing). */
 export function isEmptyJsonDocument(text: string): boolean {
   if (text.trim() === '') return true;
   const parsed = parseJsonConfig('', text);
-  return parsed.ok && (parsed.value === undefined || (isObject(parsed.value) && Object.keys(parsed.value).length === 0));
+  return (
+    parsed.ok &&
+    (parsed.value === undefined ||
+      (isObject(parsed.value) && Object.keys(parsed.value).length === 0))
+  );
 }

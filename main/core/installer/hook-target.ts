@@ -44,7 +44,12 @@ export function optInVars(optIns: OptIns): Record<string, string> {
  * `argv`: vendors that split it into argv without a shell (Hermes: `env VAR=1 …`);
  * `bare`: vendors with a per-entry `env` field (the opt-ins go there instead).
  */
-export function hookCommand(vendor: VendorId, env: InstallerEnv, optIns: OptIns, style: 'shell' | 'argv' | 'bare'): string {
+export function hookCommand(
+  vendor: VendorId,
+  env: InstallerEnv,
+  optIns: OptIns,
+  style: 'shell' | 'argv' | 'bare',
+): string {
   const base = `${quoteWord(launcherPath(env))} ${vendor}`;
   if (style === 'bare') return base;
   const pairs = Object.entries(optInVars(optIns)).map(([k, v]) => `${k}=${v}`);

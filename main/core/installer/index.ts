@@ -7,5 +7,11 @@ export { runDoctor, type DoctorRequest } from './doctor';
 export type { InstallerEnv, InstallerHost, HookRuntime } from './installer-env';
 export type { InstallerErrorCode } from './installer-error';
 export type { AuditSink, InstallerAuditEntry } from './audit-sink';
-export { readManifest, manifestPath, type Manifest, type ManifestInstall, type Transport } from './manifest';
+export {
+  readManifest,
+  manifestPath,
+  type Manifest,
+  type ManifestInstall,
+  type Transport,
+} from './manifest';
 export { launcherPath } from './hook-target';

@@ -59,4 +59,7 @@ export function childEnv(env: InstallerEnv): Record<string, string> {
 }
 
 /** What the host (the CLI, the Electron app, `serve`) knows about the user's machine; the daemon adds data dir, URL and audit. */
-export type InstallerHost = Omit<InstallerEnv, 'dataDir' | 'daemonUrl' | 'audit' | 'actor' | 'surface' | 'now'>;
+export type InstallerHost = Omit<
+  InstallerEnv,
+  'dataDir' | 'daemonUrl' | 'audit' | 'actor' | 'surface' | 'now'
+>;

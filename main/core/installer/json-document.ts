@@ -20,7 +20,11 @@ import type { InstallerErrorCode } from './installer-error';
 /** Parses a config file; a syntax error becomes a `corrupt-config` error naming the line and column. */
 export function parseJsonConfig(path: string, text: string): Result<unknown, InstallerErrorCode> {
   const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  const value: unknown = parse(text, errors, {
+    allowTrailingComma: true,
+    disallowComments: false,
+    allowEmptyContent: true,
+  });
   if (errors.length > 0) {
     const first = errors[0];
     const { line, column } = lineColumn(text, first.offset);
@@ -48,7 +52,10 @@ export function formattingOf(text: string): FormattingOptions {
 
 /** Sets (or, with `undefined`, removes) one path; `insert` inserts into an array at the index. */
 export function editJson(text: string, path: JSONPath, value: unknown, insert = false): string {
-  const edits = modify(text, path, value, { formattingOptions: formattingOf(text), isArrayInsertion: insert });
+  const edits = modify(text, path, value, {
+    formattingOptions: formattingOf(text),
+    isArrayInsertion: insert,
+  });
   return applyEdits(text, edits);
 }
 
@@ -63,7 +70,9 @@ function rendered(value: unknown, text: string, indent: string | null): string {
   if (indent === null) return JSON.stringify(value);
   const f = formattingOf(text);
   const unit = f.insertSpaces ? ' '.repeat(f.tabSize ?? 2) : '\t';
-  return JSON.stringify(value, null, unit).split('\n').join(f.eol + indent);
+  return JSON.stringify(value, null, unit)
+    .split('\n')
+    .join(f.eol + indent);
 }
 
 function lastChild(text: string, path: JSONPath): Node | undefined {
@@ -134,10 +143,18 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) =>
+        Object.hasOwn(b, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
 }
 
 /** True for a plain JSON object (not an array, not null). */

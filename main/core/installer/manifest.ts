@@ -49,7 +49,10 @@ export interface Manifest {
   readonly version: 1;
   readonly installs: readonly ManifestInstall[];
   /** The shim files and the directories created for them. */
-  readonly shim: { readonly paths: readonly string[]; readonly createdDirs: readonly string[] } | null;
+  readonly shim: {
+    readonly paths: readonly string[];
+    readonly createdDirs: readonly string[];
+  } | null;
 }
 
 /** Where the manifest lives. */
@@ -70,18 +73,26 @@ export function sha256(text: string): string {
 const EMPTY: Manifest = { version: 1, installs: [], shim: null };
 
 /** Reads the manifest; absent is empty, unreadable or malformed is a clear error. */
-export async function readManifest(env: InstallerEnv): Promise<Result<Manifest, InstallerErrorCode>> {
+export async function readManifest(
+  env: InstallerEnv,
+): Promise<Result<Manifest, InstallerErrorCode>> {
   const path = manifestPath(env);
   const read = await readConfigText(path);
   if (!read.ok) return read;
   if (read.value === null) return ok(EMPTY);
   try {
     const value: unknown = JSON.parse(read.value);
-    if (!isObject(value) || value.version !== 1 || !Array.isArray(value.installs)) throw new Error('unexpected shape');
-    const installs = (value.installs as unknown[]).filter((i) => isObject(i) && isVendorId(i.vendor)) as ManifestInstall[];
+    if (!isObject(value) || value.version !== 1 || !Array.isArray(value.installs))
+      throw new Error('unexpected shape');
+    const installs = (value.installs as unknown[]).filter(
+      (i) => isObject(i) && isVendorId(i.vendor),
+    ) as ManifestInstall[];
     return ok({ version: 1, installs, shim: (value.shim as Manifest['shim']) ?? null });
   } catch (cause) {
-    return err('corrupt-manifest', `the installer manifest ${path} is unreadable (${(cause as Error).message}); move it aside to continue`);
+    return err(
+      'corrupt-manifest',
+      `the installer manifest ${path} is unreadable (${(cause as Error).message}); move it aside to continue`,
+    );
   }
 }
 
@@ -93,12 +104,26 @@ export async function writeManifest(env: InstallerEnv, manifest: Manifest): Prom
 }
 
 /** The install record of one vendor at one scope (and project), if any. */
-export function findInstall(manifest: Manifest, vendor: VendorId, scope: InstallScope, project: string | null): ManifestInstall | undefined {
-  return manifest.installs.find((i) => i.vendor === vendor && i.scope === scope && (i.project ?? null) === project);
+export function findInstall(
+  manifest: Manifest,
+  vendor: VendorId,
+  scope: InstallScope,
+  project: string | null,
+): ManifestInstall | undefined {
+  return manifest.installs.find(
+    (i) => i.vendor === vendor && i.scope === scope && (i.project ?? null) === project,
+  );
 }
 
 /** The manifest with one install record replaced (or removed, with `null`). */
-export function withInstall(manifest: Manifest, key: { vendor: VendorId; scope: InstallScope; project: string | null }, record: ManifestInstall | null): Manifest {
-  const others = manifest.installs.filter((i) => !(i.vendor === key.vendor && i.scope === key.scope && (i.project ?? null) === key.project));
+export function withInstall(
+  manifest: Manifest,
+  key: { vendor: VendorId; scope: InstallScope; project: string | null },
+  record: ManifestInstall | null,
+): Manifest {
+  const others = manifest.installs.filter(
+    (i) =>
+      !(i.vendor === key.vendor && i.scope === key.scope && (i.project ?? null) === key.project),
+  );
   return { ...manifest, installs: record ? [...others, record] : others };
 }

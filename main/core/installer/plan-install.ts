@@ -34,7 +34,10 @@ function hasNewEntries(before: readonly OurEntry[], after: readonly OurEntry[]):
 }
 
 /** Computes the install of one vendor without writing anything. */
-export async function computeInstall(options: InstallOptions, env: InstallerEnv): Promise<Result<ComputedInstall, InstallerErrorCode>> {
+export async function computeInstall(
+  options: InstallOptions,
+  env: InstallerEnv,
+): Promise<Result<ComputedInstall, InstallerErrorCode>> {
   const installer = VENDOR_INSTALLERS[options.vendor];
   const target = await resolveTarget(installer, options, true);
   if (!target.ok) return target;
@@ -65,17 +68,38 @@ export async function computeInstall(options: InstallOptions, env: InstallerEnv)
   const entriesBefore = installer.ourEntries(path, before);
   const entriesAfter = installer.ourEntries(path, after);
   const retrustRequired =
-    installer.retrust && entriesBefore.ok && entriesAfter.ok && after !== before && hasNewEntries(entriesBefore.value, entriesAfter.value);
+    installer.retrust &&
+    entriesBefore.ok &&
+    entriesAfter.ok &&
+    after !== before &&
+    hasNewEntries(entriesBefore.value, entriesAfter.value);
 
-  const warnings = await installer.warnings({ target: target.value, want: want.value, env, path, before });
+  const warnings = await installer.warnings({
+    target: target.value,
+    want: want.value,
+    env,
+    path,
+    before,
+  });
   if (retrustRequired) {
-    warnings.unshift(`Applying this changes the hook commands ${VENDOR_NAMES[installer.vendor]} has trusted: it will ask you to trust them again before they run.`);
+    warnings.unshift(
+      `Applying this changes the hook commands ${VENDOR_NAMES[installer.vendor]} has trusted: it will ask you to trust them again before they run.`,
+    );
   }
   if (want.value.instruct) {
-    warnings.push(`Steering reaches ${VENDOR_NAMES[installer.vendor]} only while the steering kill switch is on (it is off by default).`);
+    warnings.push(
+      `Steering reaches ${VENDOR_NAMES[installer.vendor]} only while the steering kill switch is on (it is off by default).`,
+    );
   }
   const plan: InstallPlan = {
-    options: { vendor: options.vendor, scope: target.value.scope, ...(target.value.project ? { project: target.value.project } : {}), instruct: want.value.instruct, permissions: want.value.permissions, transport: want.value.transport },
+    options: {
+      vendor: options.vendor,
+      scope: target.value.scope,
+      ...(target.value.project ? { project: target.value.project } : {}),
+      instruct: want.value.instruct,
+      permissions: want.value.permissions,
+      transport: want.value.transport,
+    },
     changes,
     warnings,
     retrustRequired,
@@ -84,7 +108,10 @@ export async function computeInstall(options: InstallOptions, env: InstallerEnv)
 }
 
 /** The plan of an install: the exact changes as unified diffs, the warnings, and whether the vendor will ask for trust again. */
-export async function planInstall(options: InstallOptions, env: InstallerEnv): Promise<Result<InstallPlan, InstallerErrorCode>> {
+export async function planInstall(
+  options: InstallOptions,
+  env: InstallerEnv,
+): Promise<Result<InstallPlan, InstallerErrorCode>> {
   const computed = await computeInstall(options, env);
   return computed.ok ? ok(computed.value.plan) : computed;
 }

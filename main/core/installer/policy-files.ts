@@ -12,7 +12,9 @@ export async function readJsonQuietly(path: string): Promise<unknown> {
 }
 
 /** Parsed TOML of a file: `undefined` when absent, an `error` message when it does not parse. */
-export async function readTomlQuietly(path: string): Promise<{ value?: Record<string, unknown>; error?: string } | undefined> {
+export async function readTomlQuietly(
+  path: string,
+): Promise<{ value?: Record<string, unknown>; error?: string } | undefined> {
   const read = await readConfigText(path);
   if (!read.ok) return { error: read.error.message };
   if (read.value === null) return undefined;
@@ -27,7 +29,12 @@ export async function readTomlQuietly(path: string): Promise<{ value?: Record<st
 export function urlAllowed(url: string, patterns: readonly unknown[]): boolean {
   return patterns.some((p) => {
     if (typeof p !== 'string') return false;
-    const regex = new RegExp(`^${p.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const regex = new RegExp(
+      `^${p
+        .split('*')
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     return regex.test(url) || regex.test(url.split('?')[0]);
   });
 }

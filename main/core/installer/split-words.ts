@@ -11,7 +11,8 @@ export function splitWords(line: string): string[] {
       else word += ch;
     } else if (quote === '"') {
       if (ch === '"') quote = null;
-      else if (ch === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) word += line[++i];
+      else if (ch === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]))
+        word += line[++i];
       else word += ch;
     } else if (ch === "'" || ch === '"') {
       quote = ch;

@@ -15,10 +15,28 @@ export function syntheticPayload(vendor: VendorId, cwd: string): Record<string, 
     case 'codex':
     case 'qwen-code':
       // PreCompact emits nothing for these three (AEP-0002 Annex A deviations).
-      return { hook_event_name: 'PreCompact', session_id: DOCTOR_SESSION, cwd, trigger: 'manual', transcript_path: null };
+      return {
+        hook_event_name: 'PreCompact',
+        session_id: DOCTOR_SESSION,
+        cwd,
+        trigger: 'manual',
+        transcript_path: null,
+      };
     case 'vscode':
-      return { hook_event_name: 'AepCompanionDoctor', session_id: DOCTOR_SESSION, cwd, timestamp: new Date(0).toISOString() };
+      return {
+        hook_event_name: 'AepCompanionDoctor',
+        session_id: DOCTOR_SESSION,
+        cwd,
+        timestamp: new Date(0).toISOString(),
+      };
     case 'hermes':
-      return { hook_event_name: 'aep_companion_doctor', tool_name: null, tool_input: null, session_id: DOCTOR_SESSION, cwd, extra: {} };
+      return {
+        hook_event_name: 'aep_companion_doctor',
+        tool_name: null,
+        tool_input: null,
+        session_id: DOCTOR_SESSION,
+        cwd,
+        extra: {},
+      };
   }
 }

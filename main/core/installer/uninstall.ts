@@ -15,7 +15,15 @@ import { readConfigText } from './config-file';
 import { resolveTarget } from './install-target';
 import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
-import { findInstall, readManifest, sha256, withInstall, writeManifest, type Manifest, type ManifestFile } from './manifest';
+import {
+  findInstall,
+  readManifest,
+  sha256,
+  withInstall,
+  writeManifest,
+  type Manifest,
+  type ManifestFile,
+} from './manifest';
 import { fileChange } from './plan-install';
 import { VENDOR_INSTALLERS } from './vendors';
 
@@ -47,7 +55,10 @@ async function restoredBase(file: ManifestFile): Promise<string | null | undefin
   }
 }
 
-async function computeUninstall(request: UninstallRequest, env: InstallerEnv): Promise<Result<ComputedUninstall, InstallerErrorCode>> {
+async function computeUninstall(
+  request: UninstallRequest,
+  env: InstallerEnv,
+): Promise<Result<ComputedUninstall, InstallerErrorCode>> {
   const installer = VENDOR_INSTALLERS[request.vendor];
   const target = await resolveTarget(installer, request, false);
   if (!target.ok) return target;
@@ -72,7 +83,8 @@ async function computeUninstall(request: UninstallRequest, env: InstallerEnv): P
       if (!stripped.ok) return stripped;
       after = stripped.value;
       // A file we created and that holds nothing else now goes away entirely.
-      if (after !== null && file?.base.backup === null && installer.isEmptyDocument(after)) after = null;
+      if (after !== null && file?.base.backup === null && installer.isEmptyDocument(after))
+        after = null;
     }
   }
 
@@ -81,21 +93,37 @@ async function computeUninstall(request: UninstallRequest, env: InstallerEnv): P
   if (remaining.installs.length === 0 && manifest.value.shim) {
     for (const shimPath of manifest.value.shim.paths) {
       const current = await readConfigText(shimPath);
-      if (current.ok && current.value !== null) shim.push({ path: shimPath, before: current.value });
+      if (current.ok && current.value !== null)
+        shim.push({ path: shimPath, before: current.value });
     }
   }
-  const changes = [...(after !== before ? [fileChange(path, before, after)] : []), ...shim.map((s) => fileChange(s.path, s.before, null))];
+  const changes = [
+    ...(after !== before ? [fileChange(path, before, after)] : []),
+    ...shim.map((s) => fileChange(s.path, s.before, null)),
+  ];
   const plan: InstallPlan = {
-    options: { vendor: request.vendor, scope: key.scope, ...(key.project ? { project: key.project } : {}), instruct: false, permissions: false },
+    options: {
+      vendor: request.vendor,
+      scope: key.scope,
+      ...(key.project ? { project: key.project } : {}),
+      instruct: false,
+      permissions: false,
+    },
     changes,
-    warnings: record || after !== before ? [] : [`no AEP Companion hooks were found for this vendor in ${path}`],
+    warnings:
+      record || after !== before
+        ? []
+        : [`no AEP Companion hooks were found for this vendor in ${path}`],
     retrustRequired: false,
   };
   return ok({ plan, manifest: manifest.value, key, path, before, after, file, shim });
 }
 
 /** The plan of an uninstall (nothing written). */
-export async function planUninstall(request: UninstallRequest, env: InstallerEnv): Promise<Result<InstallPlan, InstallerErrorCode>> {
+export async function planUninstall(
+  request: UninstallRequest,
+  env: InstallerEnv,
+): Promise<Result<InstallPlan, InstallerErrorCode>> {
   const computed = await computeUninstall(request, env);
   return computed.ok ? ok(computed.value.plan) : computed;
 }
@@ -111,10 +139,18 @@ async function removeEmptyDirs(dirs: readonly string[]): Promise<void> {
 }
 
 /** Removes our entries for one vendor and returns the plan it applied. */
-export async function uninstall(request: UninstallRequest, env: InstallerEnv): Promise<Result<InstallPlan, InstallerErrorCode>> {
+export async function uninstall(
+  request: UninstallRequest,
+  env: InstallerEnv,
+): Promise<Result<InstallPlan, InstallerErrorCode>> {
   const computed = await computeUninstall(request, env);
   if (!computed.ok) {
-    auditInstaller(env, 'installer.uninstall', 'error', { vendor: request.vendor, scope: request.scope, error: computed.error.code, message: computed.error.message });
+    auditInstaller(env, 'installer.uninstall', 'error', {
+      vendor: request.vendor,
+      scope: request.scope,
+      error: computed.error.code,
+      message: computed.error.message,
+    });
     return computed;
   }
   const c = computed.value;
@@ -134,7 +170,11 @@ export async function uninstall(request: UninstallRequest, env: InstallerEnv): P
     await writeManifest(env, next);
   } catch (cause) {
     const message = `removing the ${c.key.vendor} hooks failed: ${(cause as Error).message}`;
-    auditInstaller(env, 'installer.uninstall', 'error', { vendor: c.key.vendor, path: c.path, message });
+    auditInstaller(env, 'installer.uninstall', 'error', {
+      vendor: c.key.vendor,
+      path: c.path,
+      message,
+    });
     return err('write-failed', message);
   }
   auditInstaller(env, 'installer.uninstall', c.plan.changes.length > 0 ? 'ok' : 'unchanged', {

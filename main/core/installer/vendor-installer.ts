@@ -27,7 +27,12 @@ export interface OurEntry {
 
 /** How doctor exercises an installed entry the way the vendor would. */
 export type HookProbe =
-  | { readonly kind: 'http'; readonly event: string; readonly url: string; readonly headers: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'http';
+      readonly event: string;
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+    }
   | {
       readonly kind: 'command';
       readonly event: string;
@@ -60,7 +65,12 @@ export interface VendorInstaller {
   /** The config file we edit for this target. */
   configPath(target: InstallTarget, env: InstallerEnv): string;
   /** The new file text with exactly our entries for `want` (null: none of ours); null result = no file. */
-  edit(path: string, before: string | null, want: DesiredHooks | null, env: InstallerEnv): Result<string | null, InstallerErrorCode>;
+  edit(
+    path: string,
+    before: string | null,
+    want: DesiredHooks | null,
+    env: InstallerEnv,
+  ): Result<string | null, InstallerErrorCode>;
   /** Our entries in a config text. */
   ourEntries(path: string, text: string | null): Result<OurEntry[], InstallerErrorCode>;
   /** True when a document holds nothing at all (so a file we created can be deleted at uninstall). */

@@ -32,7 +32,8 @@ function render(value: unknown): string {
 }
 
 function ensureNewline(text: string, at: number): { text: string; at: number } {
-  if (at === text.length && text.length > 0 && !text.endsWith('\n')) return { text: `${text}\n`, at: at + 1 };
+  if (at === text.length && text.length > 0 && !text.endsWith('\n'))
+    return { text: `${text}\n`, at: at + 1 };
   return { text, at };
 }
 
@@ -42,7 +43,9 @@ function range(node: Node | null | undefined): [number, number, number] | null {
 
 /** True for a block (not flow) sequence or map with at least one item. */
 export function isPlainBlock(node: unknown): node is YAMLMap | YAMLSeq {
-  return (isSeq(node) || isMap(node)) && !node.flow && node.items.length > 0 && node.range !== undefined;
+  return (
+    (isSeq(node) || isMap(node)) && !node.flow && node.items.length > 0 && node.range !== undefined
+  );
 }
 
 /** The column of a sequence item's dash. */
@@ -65,7 +68,12 @@ export function appendItem(text: string, seq: YAMLSeq, value: unknown): string |
 }
 
 /** Replaces the lines of one sequence item. */
-export function replaceItem(text: string, seq: YAMLSeq, index: number, value: unknown): string | null {
+export function replaceItem(
+  text: string,
+  seq: YAMLSeq,
+  index: number,
+  value: unknown,
+): string | null {
   const item = seq.items[index] as Node;
   const r = range(item);
   const column = dashColumn(text, item);
@@ -73,7 +81,11 @@ export function replaceItem(text: string, seq: YAMLSeq, index: number, value: un
   const start = lineStart(text, r[0]);
   const end = lineAfter(text, r[1]);
   const rendered = indented(render([value]), column);
-  return text.slice(0, start) + (end === text.length && !text.endsWith('\n') ? rendered.replace(/\n$/, '') : rendered) + text.slice(end);
+  return (
+    text.slice(0, start) +
+    (end === text.length && !text.endsWith('\n') ? rendered.replace(/\n$/, '') : rendered) +
+    text.slice(end)
+  );
 }
 
 /** Removes the lines of one sequence item. */
@@ -93,12 +105,18 @@ export function addPair(text: string, map: YAMLMap, key: string, value: unknown)
   if (!keyRange || !lastEnd) return null;
   const column = keyRange[0] - lineStart(text, keyRange[0]);
   const spot = ensureNewline(text, lineAfter(text, lastEnd[1]));
-  return spot.text.slice(0, spot.at) + indented(render({ [key]: value }), column) + spot.text.slice(spot.at);
+  return (
+    spot.text.slice(0, spot.at) +
+    indented(render({ [key]: value }), column) +
+    spot.text.slice(spot.at)
+  );
 }
 
 /** Removes the lines of one `key: value` pair of a block mapping. */
 export function removePair(text: string, map: YAMLMap, key: string): string | null {
-  const pair = map.items.find((p) => String((p.key as { value?: unknown })?.value ?? p.key) === key) as Pair<Node, Node | null> | undefined;
+  const pair = map.items.find(
+    (p) => String((p.key as { value?: unknown })?.value ?? p.key) === key,
+  ) as Pair<Node, Node | null> | undefined;
   const keyRange = range(pair?.key);
   const end = range(pair?.value) ?? keyRange;
   if (!keyRange || !end) return null;

@@ -2,7 +2,7 @@
  * One event on its way to subscribers: the parsed envelope, its verbatim JSON, and the down-leveled
  * renderings per capture ceiling, computed once per event however many subscriptions share a ceiling.
  */
-import type { AepEvent, Capture } from '../../../common/aep/envelope';
+import { severityRank, type AepEvent, type Capture } from '../../../common/aep/envelope';
 import { downlevel } from '../aep/downlevel';
 
 /** A rendered event: what a subscription actually sends. */
@@ -20,11 +20,17 @@ export class FanoutItem implements Rendered {
   sse?: string;
   wsFrame?: Buffer;
   private rendered: Map<Capture, Rendered> | undefined;
+  private rank: number | undefined;
 
   constructor(
     readonly event: AepEvent,
     readonly json: string,
   ) {}
+
+  /** The event's severity rank (AEP-0001 §8.1), computed once. */
+  severityRank(): number {
+    return (this.rank ??= severityRank(this.event.severity));
+  }
 
   /** The event down-leveled to `ceiling` (the verbatim text when nothing changes, or no ceiling). */
   at(ceiling: Capture | undefined): Rendered {

@@ -224,6 +224,24 @@ export class Relay {
     return this.shuttingDown;
   }
 
+  /** Records an in-band authorization refusal on a WS connection (subscribe, roster, emit). */
+  recordRefusal(request: string, principal: string, reason: string): void {
+    if (!this.options.audit) return;
+    try {
+      this.options.audit({
+        actor: principal,
+        surface: 'ws',
+        action: 'auth.refused',
+        session: null,
+        commandId: null,
+        outcome: 'refused',
+        detail: { request, code: 'unauthorized', reason },
+      });
+    } catch (e) {
+      log.warn('audit append failed', { error: String(e) });
+    }
+  }
+
   private auditCommand(event: AepEvent, sender: CommandSender, outcome: string, detail: Record<string, unknown>): void {
     if (!this.options.audit) return;
     try {

@@ -140,7 +140,17 @@ export function sseRoute(relay: Relay): HttpRoute {
         sendReplayExhausted: (session, earliest) => write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`),
         drained: () => {
           flush();
-          return closed || res.writableLength === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve));
+          if (closed || res.writableLength === 0) return Promise.resolve();
+          return new Promise<void>((resolve) => {
+            // 'drain' is the usual wake-up; the poll covers a write that never crossed the high-water mark.
+            const poll = setInterval(() => {
+              if (closed || res.writableLength < relay.limits.softBytes / 2) wakeDrain();
+            }, 20);
+            drainWaiters.push(() => {
+              clearInterval(poll);
+              resolve();
+            });
+          });
         },
         overflow: (reason) => {
           log.info('disconnecting a slow SSE consumer', { reason });

@@ -120,7 +120,7 @@ export class Subscription {
     }
     if (this.pending.length < this.limits.maxPending) {
       this.pending.push(item);
-    } else if (severityRank(item.event.severity) >= NOTICE) {
+    } else if (item.severityRank() >= NOTICE) {
       this.close();
       this.transport.overflow('slow-consumer: live events overflowed while replaying');
     } else {
@@ -146,13 +146,17 @@ export class Subscription {
 
   private deliverLive(item: FanoutItem): void {
     const buffered = this.transport.bufferedBytes();
-    const important = severityRank(item.event.severity) >= NOTICE;
+    if (buffered < this.limits.softBytes) {
+      this.send(item.at(this.spec.capture));
+      return;
+    }
+    const important = item.severityRank() >= NOTICE;
     if (buffered >= this.limits.hardBytes && important) {
       this.close();
       this.transport.overflow('slow-consumer');
       return;
     }
-    if (buffered >= this.limits.softBytes && !important) {
+    if (!important) {
       this.dropped++;
       return;
     }

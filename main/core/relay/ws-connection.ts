@@ -171,6 +171,12 @@ export class WsConnection implements TrackedConnection, Claimant {
     this.send({ type: 'error', code, detail, ...extra });
   }
 
+  /** An in-band `unauthorized` refusal, recorded in the audit trail; the connection stays. */
+  private refuse(request: string, detail: string, extra: Json): void {
+    this.relay.recordRefusal(request, this.principal, detail);
+    this.error('unauthorized', detail, extra);
+  }
+
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
     if (!this.helloDone) return this.onFirstFrame(data, isBinary);
@@ -250,7 +256,7 @@ export class WsConnection implements TrackedConnection, Claimant {
   private onSubscribe(frame: Json): void {
     const id = frame.id;
     if (typeof id !== 'string' || id === '') return this.error('invalid-filter', 'subscribe needs a non-empty string id');
-    if (!this.canWatch()) return this.error('unauthorized', this.watchRefusal(), { id });
+    if (!this.canWatch()) return this.refuse('subscribe', this.watchRefusal(), { id });
     if (this.subs.has(id)) return this.error('invalid-filter', `subscription ${id} already exists on this connection`, { id });
     const filter = parseFilter(frame.filter === undefined ? {} : frame.filter);
     if (!filter.ok) return this.error('invalid-filter', filter.error.message, { id });
@@ -294,7 +300,7 @@ export class WsConnection implements TrackedConnection, Claimant {
   private onRoster(frame: Json): void {
     const id = frame.id;
     if (typeof id !== 'string' || id === '') return this.error('invalid-frame', 'roster needs a non-empty string id');
-    if (!this.canWatch()) return this.error('unauthorized', this.watchRefusal(), { id });
+    if (!this.canWatch()) return this.refuse('roster', this.watchRefusal(), { id });
     if (Array.isArray(frame.entries)) return; // a reply shape sent to us: nothing to answer
     this.send({ type: 'roster', id, entries: this.relay.claims.roster() });
   }
@@ -318,7 +324,7 @@ export class WsConnection implements TrackedConnection, Claimant {
       return;
     }
     if (this.principal === 'anonymous') {
-      return this.error('unauthorized', 'tokenless connections are watch-only; emitting needs the hook or operator token', { id: event.id });
+      return this.refuse('emit', 'tokenless connections are watch-only; emitting needs the hook or operator token', { id: event.id });
     }
     if (this.role !== 'consumer' && !isAgentScoped(event.type) && event.session !== undefined && event.seq !== undefined) {
       if (event.type === 'session.ended') this.relay.claims.release(event.session, this);

@@ -21,6 +21,8 @@ export interface RefusalRecord {
   readonly code: RefusalCode;
   readonly reason: string;
   readonly upgrade: boolean;
+  /** Who asked: 'operator', 'hook', 'anonymous' (no token) or 'invalid-token'. */
+  readonly actor: string;
 }
 
 /** Options of the listener. */
@@ -75,9 +77,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let origins = new Set<string>();
   const extra = new Set(options.extraOrigins ?? []);
 
-  const refuse = (req: IncomingMessage, path: string, code: RefusalCode, reason: string, upgrade: boolean): void => {
-    log.info('request refused', { method: req.method, path, code });
-    options.onRefusal?.({ method: req.method ?? 'GET', path, code, reason, upgrade });
+  const refuse = (req: IncomingMessage, url: URL, code: RefusalCode, reason: string, upgrade: boolean): void => {
+    const path = url.pathname;
+    const presented = presentedToken(req, url, true);
+    const actor = presented === null || presented === '' ? 'anonymous' : (options.tokens.identify(presented) ?? 'invalid-token');
+    log.info('request refused', { method: req.method, path, code, actor });
+    options.onRefusal?.({ method: req.method ?? 'GET', path, code, reason, upgrade, actor });
   };
 
   const corsHeaders = (req: IncomingMessage): Record<string, string> => {
@@ -99,7 +104,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!urlOk) return sendError(res, 400, 'bad-request', 'the request target is not a valid URL');
     const admitted = checkOriginAndHost(req, origins);
     if (!admitted.ok) {
-      refuse(req, path, admitted.error.code, admitted.error.message, false);
+      refuse(req, url, admitted.error.code, admitted.error.message, false);
       return sendError(res, refusalStatus(admitted.error.code), admitted.error.code, admitted.error.message);
     }
     if (req.method === 'OPTIONS' && req.headers.origin !== undefined && extra.has(req.headers.origin)) {
@@ -115,7 +120,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const { route, params } = found.match;
     const principal = authorize(route.auth, presentedToken(req, url, true), options.tokens, options.tokenlessWatch());
     if (!principal.ok) {
-      refuse(req, path, principal.error.code, principal.error.message, false);
+      refuse(req, url, principal.error.code, principal.error.message, false);
       return sendError(res, refusalStatus(principal.error.code), principal.error.code, principal.error.message);
     }
     const ctx: RequestContext = { url, principal: principal.value, params };
@@ -135,7 +140,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!urlOk) return writeUpgradeError(socket, 400, { error: 'bad-request' });
     const admitted = checkOriginAndHost(req, origins);
     if (!admitted.ok) {
-      refuse(req, path, admitted.error.code, admitted.error.message, true);
+      refuse(req, url, admitted.error.code, admitted.error.message, true);
       return writeUpgradeError(socket, refusalStatus(admitted.error.code), { error: admitted.error.code, detail: admitted.error.message });
     }
     const found = options.routes.lookup(req.method ?? 'GET', path, true);
@@ -143,7 +148,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const { route, params } = found.match;
     const principal = authorize(route.auth, presentedToken(req, url, true), options.tokens, options.tokenlessWatch());
     if (!principal.ok) {
-      refuse(req, path, principal.error.code, principal.error.message, true);
+      refuse(req, url, principal.error.code, principal.error.message, true);
       if (route.refuse) return route.refuse(req, socket, head, { code: principal.error.code, message: principal.error.message });
       return writeUpgradeError(socket, refusalStatus(principal.error.code), { error: principal.error.code, detail: principal.error.message });
     }

@@ -117,8 +117,11 @@ export class PermissionLoop {
     if (!decided) return;
     this.release(requestId as string, entry);
     const now = this.deps.clock();
+    const applied = (decision.value.answered as { answer?: Record<string, unknown> }).answer ?? {};
+    // Free text and form values are user-authored content (redacted class); a bare option is structural.
+    const capture = applied.text !== undefined || applied.values !== undefined ? ('redacted' as const) : ('metadata' as const);
     const [answered] = channel.stamp(entry.session, [
-      { type: 'attention.answered', subject: requestId, cause: command.id, capture: 'redacted', data: { ...decision.value.answered, by: origin.actor } },
+      { type: 'attention.answered', subject: requestId, cause: command.id, capture, data: { ...decision.value.answered, by: origin.actor } },
     ]);
     const [resolved] = channel.stamp(entry.session, [
       {
@@ -128,8 +131,7 @@ export class PermissionLoop {
         data: { resolution: 'answered', latency_ms: Math.max(0, now - entry.requestedAtMs) },
       },
     ]);
-    const applied = (decision.value.answered as { answer?: { option?: unknown } }).answer?.option;
-    audit({ ...base, action: 'permission.decision', outcome: 'ok', detail: { request: requestId, option: applied ?? null } });
+    audit({ ...base, action: 'permission.decision', outcome: 'ok', detail: { request: requestId, option: applied.option ?? null } });
     entry.settle(decision.value.reply);
     await decided.sent;
     await channel.send([answered, resolved]);

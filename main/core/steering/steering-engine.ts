@@ -49,7 +49,8 @@ export class SteeringEngine {
    */
   async handleInstruct(vendor: VendorId, command: AepEvent): Promise<void> {
     const atomic = this.deps.atomic ?? ((fn) => fn());
-    const sent = atomic(() => this.decideInstruct(vendor, command));
+    // Boxed: a transaction function may not return a promise.
+    const { sent } = atomic(() => ({ sent: this.decideInstruct(vendor, command) }));
     await sent;
   }
 
@@ -85,11 +86,6 @@ export class SteeringEngine {
     if (!decided) return Promise.resolve();
     audit(this.row(origin, 'instruct.accepted', command, 'ok', { queued: this.deps.repo.countQueued(vendor, queued.session) }));
     return decided.sent;
-  }
-
-  /** True when the session has instructions waiting (cheap check before building a reply). */
-  hasQueued(vendor: VendorId, session: string): boolean {
-    return this.deps.repo.countQueued(vendor, session) > 0;
   }
 
   /**

@@ -4,6 +4,7 @@ import { VENDOR_NAMES } from '../../../common/vendors';
 import { Badge } from '../ui/Badge';
 import type { Load } from './load-state';
 import { StepFooter } from './StepFooter';
+import { Ticked } from './Ticked';
 
 function Installed({ d }: { d: VendorDetection }) {
   if (!d.installed) return <Badge tone="muted">not installed</Badge>;
@@ -56,7 +57,9 @@ export function DetectStep({ detections, onRefresh, onBack, onNext }: { detectio
                 {d.warnings.length ? (
                   <ul className="wz-warnings small">
                     {d.warnings.map((w) => (
-                      <li key={w}>{w}</li>
+                      <li key={w}>
+              <Ticked text={w} />
+            </li>
                     ))}
                   </ul>
                 ) : null}

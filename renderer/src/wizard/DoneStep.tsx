@@ -18,7 +18,7 @@ export function DoneStep({ settings, vendors, applied }: { settings: Load<Settin
     <>
       <h2 className="wz-title">You’re set up</h2>
       <p className="wz-lead" data-testid="wizard-done" data-completed-at={completedAt ?? ''}>
-        {vendors.length ? `${vendors.map((v) => VENDOR_NAMES[v]).join(', ')} ${vendors.length === 1 ? 'is' : 'are'} connected.` : 'No hooks were installed this time.'}{' '}
+        {vendors.length ? `Hooks installed for ${vendors.map((v) => VENDOR_NAMES[v]).join(', ')}.` : 'No hooks were installed this time.'}{' '}
         {completedAt ? <span className="muted">Setup recorded {dateTime(completedAt)}.</span> : null}
       </p>
       <ul className="wz-points">

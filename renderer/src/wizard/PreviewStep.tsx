@@ -5,6 +5,7 @@ import { Badge } from '../ui/Badge';
 import { DiffView } from './DiffView';
 import type { PerVendor } from './SetupWizard';
 import { StepFooter } from './StepFooter';
+import { Ticked } from './Ticked';
 
 function PlanCard({ vendor, plan }: { vendor: VendorId; plan: InstallPlan }) {
   const o = plan.options;
@@ -24,7 +25,9 @@ function PlanCard({ vendor, plan }: { vendor: VendorId; plan: InstallPlan }) {
       {plan.warnings.length ? (
         <ul className="wz-warnings" aria-label={`${VENDOR_NAMES[vendor]} notes`} data-testid="plan-warnings">
           {plan.warnings.map((w) => (
-            <li key={w}>{w}</li>
+            <li key={w}>
+              <Ticked text={w} />
+            </li>
           ))}
         </ul>
       ) : null}

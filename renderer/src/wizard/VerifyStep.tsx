@@ -11,6 +11,7 @@ import { Badge } from '../ui/Badge';
 import { clockTime } from '../ui/format';
 import type { PerVendor } from './SetupWizard';
 import { StepFooter } from './StepFooter';
+import { Ticked } from './Ticked';
 import { hookArrived } from './wizard-model';
 
 const POLL_MS = 2_000;
@@ -22,8 +23,14 @@ function FindingRow({ f }: { f: DoctorFinding }) {
         {f.ok ? '✓' : '!'}
       </span>
       <span>
-        <span className="wz-finding-message">{f.message}</span>
-        {f.remedy ? <span className="wz-finding-remedy small">{f.remedy}</span> : null}
+        <span className="wz-finding-message">
+          <Ticked text={f.message} />
+        </span>
+        {f.remedy ? (
+          <span className="wz-finding-remedy small">
+            <Ticked text={f.remedy} />
+          </span>
+        ) : null}
       </span>
     </li>
   );
@@ -100,7 +107,7 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
         );
       })}
       <h3 className="section-title wz-subtitle">Start your agent now</h3>
-      <p className="small muted">Start a new session of each agent (or send a prompt in one that is already running). The check turns green when its first hook reaches the companion.</p>
+      <p className="small muted wz-gap">Start a new session of each agent (or send a prompt in one that is already running). The check turns green when its first hook reaches the companion.</p>
       <ul className="wz-list" aria-label="Live hook checks">
         {vendors.map((v) => {
           const arrived = baseline !== null && hookArrived(baseline[v], lastHook[v]);

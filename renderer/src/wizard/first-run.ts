@@ -33,10 +33,18 @@ export function useFirstRunRedirect(route: Route): void {
   useEffect(() => {
     if (checked.current || !connection.token) return;
     checked.current = true;
-    const skip = connection.skipWizard || skipWizardRequested(window.location);
-    if (skip) return;
+    // The outcome is left on <html data-first-run> so tests can tell "checked, stayed" from "not yet checked".
+    const mark = (outcome: 'skipped' | 'opened' | 'not-needed' | 'unknown') => (document.documentElement.dataset.firstRun = outcome);
+    if (connection.skipWizard || skipWizardRequested(window.location)) {
+      mark('skipped');
+      return;
+    }
     void api('GET /api/settings', undefined).then((r) => {
-      if (r.ok && shouldOpenWizard(r.value['setup.completedAt'], false, routeRef.current)) window.location.hash = '#/setup';
+      if (!r.ok) return mark('unknown');
+      if (shouldOpenWizard(r.value['setup.completedAt'], false, routeRef.current)) {
+        window.location.hash = '#/setup';
+        mark('opened');
+      } else mark('not-needed');
     });
   }, [api, connection]);
 }

@@ -141,8 +141,8 @@ export class Consumer {
     });
   }
 
-  /** Connects with the operator token, says hello as a consumer and subscribes to everything (redacted ceiling). */
-  static async open(url: string, token: string, filter: Frame = {}): Promise<Consumer> {
+  /** Connects with the operator token, says hello as a consumer and subscribes (default: everything, redacted ceiling). */
+  static async open(url: string, token: string, filter: Frame = {}, capture = 'redacted'): Promise<Consumer> {
     const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket`, { headers: { authorization: `Bearer ${token}` } });
     const c = new Consumer(ws);
     await new Promise<void>((resolve, reject) => {
@@ -151,7 +151,7 @@ export class Consumer {
     });
     c.send({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'test-console' } });
     await c.next((f) => f.type === 'hello');
-    c.send({ type: 'subscribe', id: 'all', filter, capture: 'redacted' });
+    c.send({ type: 'subscribe', id: 'all', filter, capture });
     await c.next((f) => f.type === 'subscribed');
     return c;
   }

@@ -110,6 +110,19 @@ describe('delivery through hook replies', () => {
     expect((reply.json as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext).toBe('only once');
   });
 
+  it('gates a rejection detail by each subscriber\'s capture ceiling', async () => {
+    const { d, c } = await setup();
+    const meta = await Consumer.open(d.url, d.daemon.tokens.operator, {}, 'metadata');
+    consumers.push(meta);
+    await cc(d, 'SessionStart', 's1');
+    const cmd = command('x.claude-code.control.instruct', 's1', { text: ' ' }, { capture: 'redacted' });
+    c.send(cmd);
+    const full = await c.event((e) => e.cause === cmd.id);
+    const gated = await meta.event((e) => e.cause === cmd.id);
+    expect(full.data).toEqual({ reason: 'invalid', detail: 'the instruction text is empty' });
+    expect(gated.data).toEqual({ reason: 'invalid' });
+  });
+
   it('keeps instructions on ineligible moments and delivers at the next eligible one', async () => {
     const { d, c } = await setup();
     await cc(d, 'SessionStart', 's1');

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InstallOptions } from '../../../common/api';
 import { applyInstall, launcherPath, readManifest, uninstall } from '../../../main/core/installer';
-import { backupTexts, fixture, makeTestEnv, put, textOrNull, unwrap, type TestEnv } from './installer-test-env';
+import {
+  backupTexts,
+  fixture,
+  makeTestEnv,
+  put,
+  textOrNull,
+  unwrap,
+  type TestEnv,
+} from './installer-test-env';
 
 let t: TestEnv;
 beforeEach(async () => {
@@ -13,7 +21,12 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-const codex: InstallOptions = { vendor: 'codex', scope: 'user', instruct: false, permissions: false };
+const codex: InstallOptions = {
+  vendor: 'codex',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
 
 describe('apply', () => {
   it('writes through a symlinked config and keeps the link', async () => {
@@ -36,14 +49,32 @@ describe('apply', () => {
     unwrap(await applyInstall({ ...codex, instruct: true }, t.env));
     const manifest = unwrap(await readManifest(t.env));
     expect(manifest.installs).toHaveLength(1);
-    expect(manifest.installs[0]).toMatchObject({ vendor: 'codex', scope: 'user', project: null, instruct: true, permissions: false, transport: 'command', daemonUrl: t.env.daemonUrl });
+    expect(manifest.installs[0]).toMatchObject({
+      vendor: 'codex',
+      scope: 'user',
+      project: null,
+      instruct: true,
+      permissions: false,
+      transport: 'command',
+      daemonUrl: t.env.daemonUrl,
+    });
     expect(manifest.installs[0].files[0]).toMatchObject({
       path: join(t.env.home, '.codex', 'hooks.json'),
       createdDirs: [join(t.env.home, '.codex')],
       base: { backup: null, sha256: null },
-      events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop'],
+      events: [
+        'SessionStart',
+        'UserPromptSubmit',
+        'PreToolUse',
+        'PermissionRequest',
+        'PostToolUse',
+        'Stop',
+      ],
     });
-    expect(manifest.shim?.paths).toEqual([join(t.env.dataDir, 'bin', 'aep-companion-hook.mjs'), launcherPath(t.env)]);
+    expect(manifest.shim?.paths).toEqual([
+      join(t.env.dataDir, 'bin', 'aep-companion-hook.mjs'),
+      launcherPath(t.env),
+    ]);
   });
 });
 

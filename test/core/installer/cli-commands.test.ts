@@ -15,14 +15,24 @@ let errOut = '';
 beforeEach(async () => {
   t = await makeTestEnv();
   vi.stubEnv('HOME', t.env.home);
-  for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'QWEN_HOME', 'HERMES_HOME', 'AEP_COMPANION_DATA_DIR', 'AEP_HOOK_TOKEN']) vi.stubEnv(name, '');
+  for (const name of [
+    'CLAUDE_CONFIG_DIR',
+    'CODEX_HOME',
+    'QWEN_HOME',
+    'HERMES_HOME',
+    'AEP_COMPANION_DATA_DIR',
+    'AEP_HOOK_TOKEN',
+  ])
+    vi.stubEnv(name, '');
   vi.stubEnv('AEP_COMPANION_URL', await deadUrl());
   // Never let a command reach the real home directory.
   expect(homedir()).toBe(t.env.home);
   out = '';
   errOut = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((errOut += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation(
+    (chunk) => ((errOut += String(chunk)), true),
+  );
 });
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -32,7 +42,14 @@ afterEach(async () => {
 
 describe('aep-companion install / uninstall / doctor', () => {
   it('--dry-run prints the diff and writes nothing', async () => {
-    const code = await install(['--vendor', 'codex', '--instruct', '--dry-run', '--data-dir', t.env.dataDir]);
+    const code = await install([
+      '--vendor',
+      'codex',
+      '--instruct',
+      '--dry-run',
+      '--data-dir',
+      t.env.dataDir,
+    ]);
     expect(code).toBe(0);
     expect(out).toContain(`+++ ${join(t.env.home, '.codex', 'hooks.json')}`);
     expect(out).toContain('AEP_INSTRUCT=1');
@@ -44,12 +61,32 @@ describe('aep-companion install / uninstall / doctor', () => {
     const path = join(t.env.home, '.claude', 'settings.json');
     const original = await fixture('claude-code/settings-with-hooks.json');
     await put(path, original);
-    expect(await install(['--vendor', 'claude-code', '--transport', 'command', '--data-dir', t.env.dataDir])).toBe(0);
+    expect(
+      await install([
+        '--vendor',
+        'claude-code',
+        '--transport',
+        'command',
+        '--data-dir',
+        t.env.dataDir,
+      ]),
+    ).toBe(0);
     expect(await textOrNull(path)).toContain('aep-companion-hook claude-code');
     out = '';
-    expect(await install(['--vendor', 'claude-code', '--transport', 'command', '--data-dir', t.env.dataDir])).toBe(0);
+    expect(
+      await install([
+        '--vendor',
+        'claude-code',
+        '--transport',
+        'command',
+        '--data-dir',
+        t.env.dataDir,
+      ]),
+    ).toBe(0);
     expect(out).toContain('nothing to change');
-    expect(await uninstallCommand(['--vendor', 'claude-code', '--data-dir', t.env.dataDir])).toBe(0);
+    expect(await uninstallCommand(['--vendor', 'claude-code', '--data-dir', t.env.dataDir])).toBe(
+      0,
+    );
     expect(await textOrNull(path)).toBe(original);
   });
 
@@ -57,8 +94,12 @@ describe('aep-companion install / uninstall / doctor', () => {
     const project = join(t.root, 'proj');
     await put(join(project, 'x'), '');
     vi.spyOn(process, 'cwd').mockReturnValue(t.root);
-    expect(await install(['--vendor', 'vscode', '--project', 'proj', '--data-dir', t.env.dataDir])).toBe(0);
-    expect(await textOrNull(join(project, '.github', 'hooks', 'aep-companion.json'))).toContain('aep-companion-hook vscode');
+    expect(
+      await install(['--vendor', 'vscode', '--project', 'proj', '--data-dir', t.env.dataDir]),
+    ).toBe(0);
+    expect(await textOrNull(join(project, '.github', 'hooks', 'aep-companion.json'))).toContain(
+      'aep-companion-hook vscode',
+    );
   });
 
   it('exits non-zero with a clear message on bad arguments and corrupt configs', async () => {
@@ -73,7 +114,18 @@ describe('aep-companion install / uninstall / doctor', () => {
     expect(await install(['--vendor', 'qwen-code', '--data-dir', t.env.dataDir])).toBe(1);
     expect(errOut).toContain('is not valid JSON');
     expect(await textOrNull(path)).toBe('{ "hooks": ');
-    expect(await uninstallCommand(['--vendor', 'hermes', '--scope', 'project', '--project', t.root, '--data-dir', t.env.dataDir])).toBe(1);
+    expect(
+      await uninstallCommand([
+        '--vendor',
+        'hermes',
+        '--scope',
+        'project',
+        '--project',
+        t.root,
+        '--data-dir',
+        t.env.dataDir,
+      ]),
+    ).toBe(1);
   });
 
   it('doctor exits 1 and names the remedy when the daemon is not running', async () => {

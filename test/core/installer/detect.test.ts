@@ -23,9 +23,19 @@ describe('detect', () => {
   it('finds a vendor CLI on the given PATH and reads its version', async () => {
     const bin = join(t.root, 'bin');
     const claude = await fakeCli(bin, 'claude', 'echo "2.1.332 (Claude Code)"');
-    const env = { ...t.env, path: `${join(t.root, 'empty')}:${bin}`, processEnv: { PATH: process.env.PATH } };
+    const env = {
+      ...t.env,
+      path: `${join(t.root, 'empty')}:${bin}`,
+      processEnv: { PATH: process.env.PATH },
+    };
     const found = await detectVendor('claude-code', env);
-    expect(found).toMatchObject({ vendor: 'claude-code', cliPath: claude, cliVersion: '2.1.332 (Claude Code)', configExists: false, installed: null });
+    expect(found).toMatchObject({
+      vendor: 'claude-code',
+      cliPath: claude,
+      cliVersion: '2.1.332 (Claude Code)',
+      configExists: false,
+      installed: null,
+    });
     expect(found.configPath).toBe(join(t.env.home, '.claude', 'settings.json'));
   });
 
@@ -33,9 +43,20 @@ describe('detect', () => {
     const bin = join(t.root, 'bin');
     await fakeCli(bin, 'codex', 'exit 3');
     await fakeCli(bin, 'qwen', 'exec sleep 30');
-    const env = { ...t.env, path: bin, versionTimeoutMs: 300, processEnv: { PATH: process.env.PATH } };
-    expect(await detectVendor('codex', env)).toMatchObject({ cliPath: join(bin, 'codex'), cliVersion: null });
-    expect(await detectVendor('qwen-code', env)).toMatchObject({ cliPath: join(bin, 'qwen'), cliVersion: null });
+    const env = {
+      ...t.env,
+      path: bin,
+      versionTimeoutMs: 300,
+      processEnv: { PATH: process.env.PATH },
+    };
+    expect(await detectVendor('codex', env)).toMatchObject({
+      cliPath: join(bin, 'codex'),
+      cliVersion: null,
+    });
+    expect(await detectVendor('qwen-code', env)).toMatchObject({
+      cliPath: join(bin, 'qwen'),
+      cliVersion: null,
+    });
   });
 
   it('honours CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and HERMES_HOME', async () => {
@@ -56,20 +77,55 @@ describe('detect', () => {
   });
 
   it('reports what of ours is installed, from the manifest and from the config alone', async () => {
-    unwrap(await applyInstall({ vendor: 'codex', scope: 'user', instruct: true, permissions: true }, t.env));
-    expect((await detectVendor('codex', t.env)).installed).toEqual({ instruct: true, permissions: true });
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: true, permissions: true },
+        t.env,
+      ),
+    );
+    expect((await detectVendor('codex', t.env)).installed).toEqual({
+      instruct: true,
+      permissions: true,
+    });
     // A config holding our entries without a manifest record (e.g. a restored data dir).
-    await put(join(t.env.home, '.qwen', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'http', name: 'aep-companion', url: 'http://127.0.0.1:8787/hooks/qwen-code?instruct=1' }] }] } }));
-    expect((await detectVendor('qwen-code', t.env)).installed).toEqual({ instruct: true, permissions: false });
+    await put(
+      join(t.env.home, '.qwen', 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          Stop: [
+            {
+              hooks: [
+                {
+                  type: 'http',
+                  name: 'aep-companion',
+                  url: 'http://127.0.0.1:8787/hooks/qwen-code?instruct=1',
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    expect((await detectVendor('qwen-code', t.env)).installed).toEqual({
+      instruct: true,
+      permissions: false,
+    });
   });
 
   it('warns when our hooks vanished from the config, and on a corrupt config', async () => {
-    unwrap(await applyInstall({ vendor: 'codex', scope: 'user', instruct: false, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
     await put(join(t.env.home, '.codex', 'hooks.json'), '{"hooks": {}}');
     const gone = await detectVendor('codex', t.env);
     expect(gone.installed).toBeNull();
     expect(gone.warnings.join('\n')).toContain('no longer there');
     await put(join(t.env.home, '.claude', 'settings.json'), '{ nope');
-    expect((await detectVendor('claude-code', t.env)).warnings.join('\n')).toContain('not valid JSON');
+    expect((await detectVendor('claude-code', t.env)).warnings.join('\n')).toContain(
+      'not valid JSON',
+    );
   });
 });

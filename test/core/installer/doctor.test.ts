@@ -10,14 +10,25 @@ const TOKEN = 'doctor-hook-token';
 let t: TestEnv;
 let daemon: FakeDaemon;
 
-function byCheck(findings: readonly DoctorFinding[], vendor: string | null, check: string): DoctorFinding[] {
+function byCheck(
+  findings: readonly DoctorFinding[],
+  vendor: string | null,
+  check: string,
+): DoctorFinding[] {
   return findings.filter((f) => f.vendor === vendor && f.check === check);
 }
 
 beforeEach(async () => {
   daemon = await startFakeDaemon(TOKEN);
   t = await makeTestEnv({ runtime: { path: process.execPath, electron: false } });
-  t = { ...t, env: { ...t.env, daemonUrl: daemon.url, processEnv: { PATH: process.env.PATH, HOME: t.env.home, AEP_HOOK_TOKEN: TOKEN } } };
+  t = {
+    ...t,
+    env: {
+      ...t.env,
+      daemonUrl: daemon.url,
+      processEnv: { PATH: process.env.PATH, HOME: t.env.home, AEP_HOOK_TOKEN: TOKEN },
+    },
+  };
   await writeFile(join(t.env.dataDir, 'hook-token'), TOKEN);
   await writeFile(join(t.env.dataDir, 'daemon.json'), JSON.stringify({ url: daemon.url }));
 });
@@ -28,9 +39,24 @@ afterEach(async () => {
 
 describe('doctor', () => {
   it('passes when synthetic hooks through the installed URL and command reach the daemon', async () => {
-    unwrap(await applyInstall({ vendor: 'claude-code', scope: 'user', instruct: true, permissions: false }, t.env));
-    unwrap(await applyInstall({ vendor: 'codex', scope: 'user', instruct: false, permissions: false }, t.env));
-    unwrap(await applyInstall({ vendor: 'hermes', scope: 'user', instruct: true, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'claude-code', scope: 'user', instruct: true, permissions: false },
+        t.env,
+      ),
+    );
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
+    unwrap(
+      await applyInstall(
+        { vendor: 'hermes', scope: 'user', instruct: true, permissions: false },
+        t.env,
+      ),
+    );
     const findings = await runDoctor({}, t.env);
     expect(findings.filter((f) => !f.ok)).toEqual([]);
     expect(byCheck(findings, null, 'daemon-health')[0].ok).toBe(true);
@@ -45,21 +71,39 @@ describe('doctor', () => {
     for (const hook of claude) {
       expect(hook.query).toEqual({ instruct: '1' });
       expect(hook.authorization).toBe(`Bearer ${TOKEN}`);
-      expect(hook.body).toMatchObject({ hook_event_name: 'PreCompact', session_id: 'aep-companion-doctor' });
+      expect(hook.body).toMatchObject({
+        hook_event_name: 'PreCompact',
+        session_id: 'aep-companion-doctor',
+      });
     }
     expect(daemon.hooks.find((h) => h.vendor === 'hermes')?.query).toEqual({ instruct: '1' });
   });
 
   it('checks only the vendor asked for', async () => {
-    unwrap(await applyInstall({ vendor: 'codex', scope: 'user', instruct: false, permissions: false }, t.env));
-    unwrap(await applyInstall({ vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
+    unwrap(
+      await applyInstall(
+        { vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
     const findings = await runDoctor({ vendor: 'qwen-code' }, t.env);
     expect(new Set(findings.map((f) => f.vendor))).toEqual(new Set([null, 'qwen-code']));
     expect(daemon.hooks.map((h) => h.vendor)).toEqual(['qwen-code']);
   });
 
   it('reports a stopped daemon with a remedy, and the hooks still answer (fail-open)', async () => {
-    unwrap(await applyInstall({ vendor: 'codex', scope: 'user', instruct: false, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
     const down = await deadUrl();
     await writeFile(join(t.env.dataDir, 'daemon.json'), JSON.stringify({ url: down }));
     const findings = await runDoctor({}, { ...t.env, daemonUrl: down });
@@ -73,9 +117,17 @@ describe('doctor', () => {
   });
 
   it('reports a hook token file the daemon refuses, with the token file in the remedy', async () => {
-    unwrap(await applyInstall({ vendor: 'claude-code', scope: 'user', instruct: false, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'claude-code', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
     await writeFile(join(t.env.dataDir, 'hook-token'), 'stale-token');
-    const findings = await runDoctor({}, { ...t.env, processEnv: { PATH: process.env.PATH, HOME: t.env.home } });
+    const findings = await runDoctor(
+      {},
+      { ...t.env, processEnv: { PATH: process.env.PATH, HOME: t.env.home } },
+    );
     const command = byCheck(findings, 'claude-code', 'hook-command')[0];
     expect(command).toMatchObject({ ok: false });
     expect(command.message).toContain('refused the hook token');
@@ -84,28 +136,60 @@ describe('doctor', () => {
   });
 
   it('reports a token variable that differs from the token file', async () => {
-    unwrap(await applyInstall({ vendor: 'claude-code', scope: 'user', instruct: false, permissions: false }, t.env));
-    const findings = await runDoctor({}, { ...t.env, processEnv: { PATH: process.env.PATH, HOME: t.env.home, AEP_HOOK_TOKEN: 'old-token' } });
+    unwrap(
+      await applyInstall(
+        { vendor: 'claude-code', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
+    const findings = await runDoctor(
+      {},
+      {
+        ...t.env,
+        processEnv: { PATH: process.env.PATH, HOME: t.env.home, AEP_HOOK_TOKEN: 'old-token' },
+      },
+    );
     expect(byCheck(findings, 'claude-code', 'token-env')[0]).toMatchObject({ ok: false });
-    expect(byCheck(findings, 'claude-code', 'hook-http')[0].message).toContain('refused the hook token');
+    expect(byCheck(findings, 'claude-code', 'hook-http')[0].message).toContain(
+      'refused the hook token',
+    );
   });
 
   it('says when the HTTP hooks token variable is not exported', async () => {
-    unwrap(await applyInstall({ vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false }, t.env));
-    const findings = await runDoctor({}, { ...t.env, processEnv: { PATH: process.env.PATH, HOME: t.env.home } });
+    unwrap(
+      await applyInstall(
+        { vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
+    const findings = await runDoctor(
+      {},
+      { ...t.env, processEnv: { PATH: process.env.PATH, HOME: t.env.home } },
+    );
     const tokenEnv = byCheck(findings, 'qwen-code', 'token-env')[0];
     expect(tokenEnv.ok).toBe(false);
     expect(tokenEnv.remedy).toContain('export AEP_HOOK_TOKEN=');
   });
 
   it('reports hooks removed from the config and a missing install, each with its remedy', async () => {
-    unwrap(await applyInstall({ vendor: 'codex', scope: 'user', instruct: false, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
     await put(join(t.env.home, '.codex', 'hooks.json'), '{}');
     const findings = await runDoctor({}, t.env);
     const config = byCheck(findings, 'codex', 'config')[0];
-    expect(config).toMatchObject({ ok: false, remedy: 'Run `aep-companion install --vendor codex`.' });
+    expect(config).toMatchObject({
+      ok: false,
+      remedy: 'Run `aep-companion install --vendor codex`.',
+    });
     const missing = await runDoctor({ vendor: 'hermes' }, t.env);
-    expect(byCheck(missing, 'hermes', 'installed')[0]).toMatchObject({ ok: false, remedy: 'Run `aep-companion install --vendor hermes`.' });
+    expect(byCheck(missing, 'hermes', 'installed')[0]).toMatchObject({
+      ok: false,
+      remedy: 'Run `aep-companion install --vendor hermes`.',
+    });
   });
 
   it('reports a missing hook token file', async () => {

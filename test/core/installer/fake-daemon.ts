@@ -50,8 +50,15 @@ export async function startFakeDaemon(token: string): Promise<FakeDaemon> {
       } catch {
         // Recorded as text.
       }
-      hooks.push({ vendor: match[1], query: Object.fromEntries(url.searchParams), authorization: req.headers.authorization, body });
-      res.writeHead(state.reply.status, { 'content-type': 'application/json' }).end(state.reply.body);
+      hooks.push({
+        vendor: match[1],
+        query: Object.fromEntries(url.searchParams),
+        authorization: req.headers.authorization,
+        body,
+      });
+      res
+        .writeHead(state.reply.status, { 'content-type': 'application/json' })
+        .end(state.reply.body);
       return;
     }
     res.writeHead(404).end();

@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { InstallOptions, InstallPlan } from '../../../common/api';
 import type { InstallerAuditEntry } from '../../../main/core/installer/audit-sink';
-import { applyInstall, planInstall, readManifest, uninstall, type InstallerEnv } from '../../../main/core/installer';
+import {
+  applyInstall,
+  planInstall,
+  readManifest,
+  uninstall,
+  type InstallerEnv,
+} from '../../../main/core/installer';
 
 /** The fixture folder of the installer tests. */
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/installer/', import.meta.url));
@@ -62,7 +68,9 @@ export async function textOrNull(path: string): Promise<string | null> {
 }
 
 /** Unwraps a successful Result or fails the test with its error. */
-export function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T {
+export function unwrap<T>(
+  result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } },
+): T {
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
   return result.value;
 }
@@ -79,7 +87,12 @@ export async function backupTexts(env: InstallerEnv): Promise<string[]> {
  * uninstall (byte-identical to `original`, absent when it was absent), backups present. Returns
  * the installed text for vendor-specific checks.
  */
-export async function roundTrip(t: TestEnv, options: InstallOptions, configPath: string, original: string | null): Promise<{ installed: string; plan: InstallPlan }> {
+export async function roundTrip(
+  t: TestEnv,
+  options: InstallOptions,
+  configPath: string,
+  original: string | null,
+): Promise<{ installed: string; plan: InstallPlan }> {
   if (original !== null) await put(configPath, original);
   const plan = unwrap(await planInstall(options, t.env));
   const change = plan.changes.find((c) => c.path === configPath);
@@ -99,13 +112,21 @@ export async function roundTrip(t: TestEnv, options: InstallOptions, configPath:
   expect(reapplied.changes).toEqual([]);
   expect(await textOrNull(configPath)).toBe(installed);
 
-  if (original !== null) expect(await backupTexts(t.env), 'the original is backed up').toContain(original);
+  if (original !== null)
+    expect(await backupTexts(t.env), 'the original is backed up').toContain(original);
   const manifest = unwrap(await readManifest(t.env));
   expect(manifest.installs.map((i) => i.vendor)).toEqual([options.vendor]);
 
-  const removed = unwrap(await uninstall({ vendor: options.vendor, scope: options.scope, project: options.project }, t.env));
+  const removed = unwrap(
+    await uninstall(
+      { vendor: options.vendor, scope: options.scope, project: options.project },
+      t.env,
+    ),
+  );
   expect(removed.changes.some((c) => c.path === configPath)).toBe(true);
-  expect(await textOrNull(configPath), 'uninstall restores the original byte for byte').toBe(original);
+  expect(await textOrNull(configPath), 'uninstall restores the original byte for byte').toBe(
+    original,
+  );
   expect(unwrap(await readManifest(t.env)).installs).toEqual([]);
   return { installed: installed as string, plan };
 }

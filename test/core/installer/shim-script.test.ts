@@ -19,9 +19,15 @@ async function installShim(): Promise<void> {
   }
 }
 
-function runLauncher(vendor: string, stdin: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runLauncher(
+  vendor: string,
+  stdin: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(launcherPath(t.env), [vendor], { env: { PATH: process.env.PATH ?? '', ...extraEnv } });
+    const child = spawn(launcherPath(t.env), [vendor], {
+      env: { PATH: process.env.PATH ?? '', ...extraEnv },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -45,12 +51,17 @@ afterEach(async () => {
 
 describe('the installed hook shim', () => {
   it('posts the payload to the daemon in daemon.json with the token file and prints the reply', async () => {
-    daemon.reply = { status: 200, body: '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"hi"}}' };
+    daemon.reply = {
+      status: 200,
+      body: '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"hi"}}',
+    };
     const payload = { hook_event_name: 'UserPromptSubmit', session_id: 's1', prompt: 'go' };
     const out = await runLauncher('claude-code', JSON.stringify(payload));
     expect(out.code).toBe(0);
     expect(out.stdout).toBe(daemon.reply.body);
-    expect(daemon.hooks).toEqual([{ vendor: 'claude-code', query: {}, authorization: `Bearer ${TOKEN}`, body: payload }]);
+    expect(daemon.hooks).toEqual([
+      { vendor: 'claude-code', query: {}, authorization: `Bearer ${TOKEN}`, body: payload },
+    ]);
   });
 
   it('turns AEP_INSTRUCT / AEP_PERMISSIONS into the opt-in query, and honours AEP_HOOK_TOKEN and AEP_COMPANION_URL', async () => {
@@ -64,7 +75,11 @@ describe('the installed hook shim', () => {
       });
       expect(out.code).toBe(0);
       expect(daemon.hooks).toEqual([]);
-      expect(other.hooks[0]).toMatchObject({ vendor: 'codex', query: { instruct: '1', permissions: '1' }, authorization: 'Bearer env-token' });
+      expect(other.hooks[0]).toMatchObject({
+        vendor: 'codex',
+        query: { instruct: '1', permissions: '1' },
+        authorization: 'Bearer env-token',
+      });
     } finally {
       await other.close();
     }
@@ -72,10 +87,15 @@ describe('the installed hook shim', () => {
 
   it('fails open when the daemon is down: empty reply ({} , nothing for Codex) and exit 0', async () => {
     const url = await deadUrl();
-    const claude = await runLauncher('claude-code', '{"hook_event_name":"PreToolUse"}', { AEP_COMPANION_URL: url, AEP_HOOK_DOCTOR: '1' });
+    const claude = await runLauncher('claude-code', '{"hook_event_name":"PreToolUse"}', {
+      AEP_COMPANION_URL: url,
+      AEP_HOOK_DOCTOR: '1',
+    });
     expect(claude).toMatchObject({ code: 0, stdout: '{}' });
     expect(claude.stderr).toContain('ECONNREFUSED');
-    const codex = await runLauncher('codex', '{"hook_event_name":"PreToolUse"}', { AEP_COMPANION_URL: url });
+    const codex = await runLauncher('codex', '{"hook_event_name":"PreToolUse"}', {
+      AEP_COMPANION_URL: url,
+    });
     expect(codex).toMatchObject({ code: 0, stdout: '' });
   });
 
@@ -83,7 +103,9 @@ describe('the installed hook shim', () => {
     await writeFile(join(t.env.dataDir, 'hook-token'), 'wrong');
     const refused = await runLauncher('qwen-code', '{}', { AEP_HOOK_DOCTOR: '1' });
     expect(refused).toMatchObject({ code: 0, stdout: '{}' });
-    expect(JSON.parse(refused.stderr.trim())).toEqual({ aepHookDoctor: { url: `${daemon.url}/hooks/qwen-code`, status: 401, error: 'HTTP 401' } });
+    expect(JSON.parse(refused.stderr.trim())).toEqual({
+      aepHookDoctor: { url: `${daemon.url}/hooks/qwen-code`, status: 401, error: 'HTTP 401' },
+    });
     await writeFile(join(t.env.dataDir, 'hook-token'), TOKEN);
     daemon.reply = { status: 200, body: 'oops' };
     const garbled = await runLauncher('hermes', '{}');
@@ -97,12 +119,17 @@ describe('the installed hook shim', () => {
   });
 
   it('the launcher falls back to node on PATH when the recorded runtime is gone, and answers {} without any runtime', async () => {
-    await writeFile(launcherPath(t.env), launcherScript({ path: join(t.root, 'moved-app', 'node'), electron: true }));
+    await writeFile(
+      launcherPath(t.env),
+      launcherScript({ path: join(t.root, 'moved-app', 'node'), electron: true }),
+    );
     const viaPath = await runLauncher('vscode', '{"hook_event_name":"Stop"}');
     expect(viaPath).toMatchObject({ code: 0, stdout: '{}' });
     expect(daemon.hooks).toHaveLength(1);
     const none = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn('/bin/sh', [launcherPath(t.env), 'hermes'], { env: { PATH: '/nonexistent' } });
+      const child = spawn('/bin/sh', [launcherPath(t.env), 'hermes'], {
+        env: { PATH: '/nonexistent' },
+      });
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       child.on('close', (code) => resolve({ code, stdout }));

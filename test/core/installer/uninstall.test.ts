@@ -2,7 +2,13 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InstallOptions } from '../../../common/api';
-import { applyInstall, launcherPath, planUninstall, readManifest, uninstall } from '../../../main/core/installer';
+import {
+  applyInstall,
+  launcherPath,
+  planUninstall,
+  readManifest,
+  uninstall,
+} from '../../../main/core/installer';
 import { fixture, makeTestEnv, put, textOrNull, unwrap, type TestEnv } from './installer-test-env';
 
 let t: TestEnv;
@@ -13,8 +19,18 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-const codex: InstallOptions = { vendor: 'codex', scope: 'user', instruct: false, permissions: false };
-const hermes: InstallOptions = { vendor: 'hermes', scope: 'user', instruct: false, permissions: false };
+const codex: InstallOptions = {
+  vendor: 'codex',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
+const hermes: InstallOptions = {
+  vendor: 'hermes',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
 
 describe('uninstall', () => {
   it('keeps the shared launcher while another vendor still uses it, and removes it with the last one', async () => {
@@ -44,7 +60,10 @@ describe('uninstall', () => {
     const original = await fixture('codex/hooks.json');
     await put(path, original);
     unwrap(await applyInstall(codex, t.env));
-    await put(join(t.env.dataDir, 'installer', 'manifest.json'), '{"version":1,"installs":[],"shim":null}');
+    await put(
+      join(t.env.dataDir, 'installer', 'manifest.json'),
+      '{"version":1,"installs":[],"shim":null}',
+    );
     unwrap(await uninstall({ vendor: 'codex', scope: 'user' }, t.env));
     expect(await textOrNull(path)).toBe(original);
   });

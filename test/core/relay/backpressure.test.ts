@@ -71,3 +71,21 @@ describe('slow consumers', () => {
     expectNoSilentNoticeLoss(warnings, received, last.seq!);
   });
 });
+
+describe('replay to a consumer slower than the history', () => {
+  it('delivers a long replay completely and in order over WS and SSE, pacing on the socket instead of dropping', async () => {
+    d = await startTestDaemon({ relayLimits: { softBytes: 16 * 1024, hardBytes: 64 * 1024 } });
+    const history = Array.from({ length: 1_500 }, (_, i) => makeEvent({ session: 'long', seq: i + 1, severity: 'debug' }));
+    for (let i = 0; i < history.length; i += 500) await postEvents(d.url, d.tokens.hook, history.slice(i, i + 500));
+    const ws = await WsClient.hello(d.url, d.tokens.operator);
+    ws.send({ type: 'subscribe', id: 'r', from: [{ session: 'long', epoch: 0, seq: 0 }] });
+    await ws.until((c) => c.events().length === history.length);
+    expect(ws.events().map((e) => e.seq)).toEqual(history.map((e) => e.seq));
+    ws.close();
+    const sse = await SseClient.open(d.url, `/stream?live=0&from=${encodeURIComponent(JSON.stringify([{ session: 'long', epoch: 0, seq: 0 }]))}`, {
+      Authorization: `Bearer ${d.tokens.operator}`,
+    });
+    await sse.untilEnded();
+    expect(sse.events().map((e) => e.seq)).toEqual(history.map((e) => e.seq));
+  });
+});

@@ -124,6 +124,8 @@ describe('WS subscriptions', () => {
     c.send({ type: 'roster', id: 'r' });
     expect(await c.next((f) => f.type === 'error' && f.id === 'r')).toMatchObject({ code: 'unauthorized' });
     await c.sync();
+    const audited = d.context.audit.query({ action: 'auth.refused', surface: 'ws' });
+    expect(audited.rows.map((r) => (r.detail as { request: string }).request).sort()).toEqual(['roster', 'subscribe']);
   });
 
   it('replays from positions and from all, then delivers live', async () => {

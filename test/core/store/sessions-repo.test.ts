@@ -43,6 +43,16 @@ describe('SessionsRepo', () => {
     expect(second.after).toMatchObject({ firstSeenMs: 1_000, lastSeenMs: 2_000, lastHook: 'Stop', cwd: '/p' });
   });
 
+  it('writes a repeat hook behind within the turn, and every read sees it at once', async () => {
+    repo.touch(touch());
+    repo.touch(touch({ hook: 'PreToolUse', nowMs: 3_000 }));
+    const other = new SessionsRepo(db);
+    expect(repo.list()[0]).toMatchObject({ lastHook: 'PreToolUse' });
+    repo.touch(touch({ hook: 'PostToolUse', nowMs: 4_000 }));
+    await new Promise((r) => setImmediate(r));
+    expect(other.get('src', 's1')).toMatchObject({ lastHook: 'PostToolUse', lastSeenMs: 4_000 });
+  });
+
   it('keeps the opt-ins once a hook carried them', () => {
     repo.touch(touch({ instructOptIn: true }));
     expect(repo.touch(touch({ instructOptIn: false })).after.instructOptIn).toBe(true);

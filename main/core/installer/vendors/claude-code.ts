@@ -10,7 +10,13 @@ import { hookCommand, hookUrl, isOurCommand, isOurUrl, TOKEN_VAR } from '../hook
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject } from '../json-document';
 import { readJsonQuietly, urlAllowed } from '../policy-files';
-import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller, WarningContext } from '../vendor-installer';
+import type {
+  DesiredHooks,
+  InstallTarget,
+  OurEntry,
+  VendorInstaller,
+  WarningContext,
+} from '../vendor-installer';
 
 // Long-standing events only: an event name an older Claude Code does not know can make it
 // reject the whole settings file, which would also switch off the user's own settings.
@@ -36,7 +42,8 @@ function timeoutFor(event: string, want: DesiredHooks): number {
   return 10;
 }
 
-const isOurs = (handler: unknown): boolean => isObject(handler) && (isOurCommand(handler.command) || isOurUrl(handler.url, 'claude-code'));
+const isOurs = (handler: unknown): boolean =>
+  isObject(handler) && (isOurCommand(handler.command) || isOurUrl(handler.url, 'claude-code'));
 
 function handlerFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
   const timeout = timeoutFor(event, want);
@@ -59,22 +66,38 @@ export function claudeConfigDir(env: InstallerEnv): string {
 
 async function policyWarnings(context: WarningContext): Promise<string[]> {
   const out: string[] = [];
-  const files = [...(context.env.managedPolicyFiles?.['claude-code'] ?? []), join(claudeConfigDir(context.env), 'settings.json')];
+  const files = [
+    ...(context.env.managedPolicyFiles?.['claude-code'] ?? []),
+    join(claudeConfigDir(context.env), 'settings.json'),
+  ];
   for (const file of files) {
     const settings = await readJsonQuietly(file);
     if (!isObject(settings)) continue;
     if (settings.allowManagedHooksOnly === true) {
-      out.push(`${file} sets allowManagedHooksOnly: Claude Code ignores hooks from user and project settings, so these hooks will not run; ask your administrator to add them to the managed settings.`);
+      out.push(
+        `${file} sets allowManagedHooksOnly: Claude Code ignores hooks from user and project settings, so these hooks will not run; ask your administrator to add them to the managed settings.`,
+      );
     }
-    if (settings.disableAllHooks === true) out.push(`${file} sets disableAllHooks: Claude Code runs no hooks at all until it is removed.`);
+    if (settings.disableAllHooks === true)
+      out.push(
+        `${file} sets disableAllHooks: Claude Code runs no hooks at all until it is removed.`,
+      );
     if (context.want?.transport === 'http' && Array.isArray(settings.allowedHttpHookUrls)) {
       const url = hookUrl('claude-code', context.env, context.want);
       if (!urlAllowed(url, settings.allowedHttpHookUrls)) {
-        out.push(`${file} restricts HTTP hook URLs (allowedHttpHookUrls) and ${url} is not allowed: add it, or install with --transport command.`);
+        out.push(
+          `${file} restricts HTTP hook URLs (allowedHttpHookUrls) and ${url} is not allowed: add it, or install with --transport command.`,
+        );
       }
     }
-    if (context.want?.transport === 'http' && Array.isArray(settings.httpHookAllowedEnvVars) && !settings.httpHookAllowedEnvVars.includes(TOKEN_VAR)) {
-      out.push(`${file} restricts header variables (httpHookAllowedEnvVars) without ${TOKEN_VAR}: the hook token cannot be sent; add it, or install with --transport command.`);
+    if (
+      context.want?.transport === 'http' &&
+      Array.isArray(settings.httpHookAllowedEnvVars) &&
+      !settings.httpHookAllowedEnvVars.includes(TOKEN_VAR)
+    ) {
+      out.push(
+        `${file} restricts header variables (httpHookAllowedEnvVars) without ${TOKEN_VAR}: the hook token cannot be sent; add it, or install with --transport command.`,
+      );
     }
   }
   return out;
@@ -93,7 +116,9 @@ export const claudeCode: VendorInstaller = {
       : join(claudeConfigDir(env), 'settings.json');
   },
   edit(path, before, want, env) {
-    const desired = want ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const) : [];
+    const desired = want
+      ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const)
+      : [];
     return editGroupedHooks(path, before, { desired, isOurs });
   },
   ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
@@ -101,9 +126,15 @@ export const claudeCode: VendorInstaller = {
   probe(found: OurEntry) {
     const e = found.entry;
     if (e.type === 'http' && typeof e.url === 'string') {
-      return { kind: 'http', event: found.event, url: e.url, headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string> };
+      return {
+        kind: 'http',
+        event: found.event,
+        url: e.url,
+        headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string>,
+      };
     }
-    if (typeof e.command === 'string') return { kind: 'command', event: found.event, command: e.command, env: {}, runner: 'shell' };
+    if (typeof e.command === 'string')
+      return { kind: 'command', event: found.event, command: e.command, env: {}, runner: 'shell' };
     return null;
   },
   needsLauncher: () => true,

@@ -11,10 +11,23 @@ import { hookCommand, isOurCommand } from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject } from '../json-document';
 import { readTomlQuietly } from '../policy-files';
-import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller, WarningContext } from '../vendor-installer';
+import type {
+  DesiredHooks,
+  InstallTarget,
+  OurEntry,
+  VendorInstaller,
+  WarningContext,
+} from '../vendor-installer';
 
 // The events Codex has had since hooks shipped; newer builds may reject unknown event keys.
-const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop'] as const;
+const EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PermissionRequest',
+  'PostToolUse',
+  'Stop',
+] as const;
 
 const isOurs = (handler: unknown): boolean => isObject(handler) && isOurCommand(handler.command);
 
@@ -42,14 +55,25 @@ async function configWarnings(context: WarningContext): Promise<string[]> {
   const out: string[] = [];
   const configToml = join(context.path, '..', 'config.toml');
   const config = await readTomlQuietly(configToml);
-  if (config?.error) out.push(`${configToml} does not parse (${config.error}); Codex may not start until it is fixed (the installer does not change it).`);
-  if (hooksDisabled(config?.value)) out.push(`${configToml} turns hooks off ([features] hooks = false): Codex will not run these hooks until it is removed.`);
+  if (config?.error)
+    out.push(
+      `${configToml} does not parse (${config.error}); Codex may not start until it is fixed (the installer does not change it).`,
+    );
+  if (hooksDisabled(config?.value))
+    out.push(
+      `${configToml} turns hooks off ([features] hooks = false): Codex will not run these hooks until it is removed.`,
+    );
   if (context.want && hasTomlHooks(config?.value)) {
-    out.push(`${configToml} also defines hooks for this layer: Codex loads both but warns to prefer a single representation.`);
+    out.push(
+      `${configToml} also defines hooks for this layer: Codex loads both but warns to prefer a single representation.`,
+    );
   }
   for (const file of context.env.managedPolicyFiles?.codex ?? []) {
     const managed = await readTomlQuietly(file);
-    if (hooksDisabled(managed?.value)) out.push(`${file} (managed by your administrator) turns hooks off: these hooks will not run.`);
+    if (hooksDisabled(managed?.value))
+      out.push(
+        `${file} (managed by your administrator) turns hooks off: these hooks will not run.`,
+      );
   }
   return out;
 }
@@ -62,17 +86,23 @@ export const codex: VendorInstaller = {
   retrust: true,
   cliNames: ['codex'],
   configPath(target: InstallTarget, env: InstallerEnv): string {
-    return target.scope === 'project' && target.project ? join(target.project, '.codex', 'hooks.json') : join(codexHome(env), 'hooks.json');
+    return target.scope === 'project' && target.project
+      ? join(target.project, '.codex', 'hooks.json')
+      : join(codexHome(env), 'hooks.json');
   },
   edit(path, before, want, env) {
-    const desired = want ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const) : [];
+    const desired = want
+      ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const)
+      : [];
     return editGroupedHooks(path, before, { desired, isOurs });
   },
   ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
   isEmptyDocument: isEmptyJsonDocument,
   probe(found: OurEntry) {
     const command = found.entry.command;
-    return typeof command === 'string' ? { kind: 'command', event: found.event, command, env: {}, runner: 'shell' } : null;
+    return typeof command === 'string'
+      ? { kind: 'command', event: found.event, command, env: {}, runner: 'shell' }
+      : null;
   },
   needsLauncher: () => true,
   async warnings(context) {
@@ -81,7 +111,8 @@ export const codex: VendorInstaller = {
       out.push(
         'Codex runs new or changed hooks only after you trust them: open Codex and run /hooks to review and trust the AEP Companion hooks (until then they are silently skipped).',
       );
-      if (context.target.scope === 'project') out.push('Codex loads project hooks only for a trusted project.');
+      if (context.target.scope === 'project')
+        out.push('Codex loads project hooks only for a trusted project.');
     }
     return out;
   },

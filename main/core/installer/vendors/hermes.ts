@@ -6,14 +6,30 @@
  * it asks for consent once per exact (event, command) pair: a changed command asks again.
  */
 import { join } from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  type Document,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import { err, ok, type Result } from '../../../../common/result';
 import { hookCommand, isOurCommand } from '../hook-target';
 import type { InstallerErrorCode } from '../installer-error';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject, jsonEqual } from '../json-document';
 import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from '../vendor-installer';
-import { addPair, appendItem, appendTopLevel, isPlainBlock, removeItem, removePair, replaceItem } from '../yaml-text-edit';
+import {
+  addPair,
+  appendItem,
+  appendTopLevel,
+  isPlainBlock,
+  removeItem,
+  removePair,
+  replaceItem,
+} from '../yaml-text-edit';
 
 const EVENTS = [
   'on_session_start',
@@ -46,12 +62,22 @@ function parseYaml(path: string, text: string): Result<Parsed, InstallerErrorCod
   const doc = parseDocument(text, { keepSourceTokens: false });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
-    const where = first.linePos?.[0] ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}` : '';
-    return err('corrupt-config', `${path} is not valid YAML (${first.code}${where}); fix or move it, then retry: it was not changed`);
+    const where = first.linePos?.[0]
+      ? ` at line ${first.linePos[0].line}, column ${first.linePos[0].col}`
+      : '';
+    return err(
+      'corrupt-config',
+      `${path} is not valid YAML (${first.code}${where}); fix or move it, then retry: it was not changed`,
+    );
   }
   const contents = doc.contents;
-  if (contents === null || (isScalar(contents) && (contents.value === null || contents.value === ''))) return ok({ doc, root: null });
-  if (!isMap(contents)) return err('unexpected-shape', `${path}: the top level is not a mapping; it was not changed`);
+  if (
+    contents === null ||
+    (isScalar(contents) && (contents.value === null || contents.value === ''))
+  )
+    return ok({ doc, root: null });
+  if (!isMap(contents))
+    return err('unexpected-shape', `${path}: the top level is not a mapping; it was not changed`);
   return ok({ doc, root: contents });
 }
 
@@ -59,19 +85,27 @@ function hooksMap(path: string, root: YAMLMap | null): Result<YAMLMap | null, In
   if (!root) return ok(null);
   const hooks = root.get('hooks', true);
   if (hooks === undefined || (isScalar(hooks) && hooks.value === null)) return ok(null);
-  if (!isMap(hooks)) return err('unexpected-shape', `${path}: "hooks" is not a mapping; it was not changed`);
+  if (!isMap(hooks))
+    return err('unexpected-shape', `${path}: "hooks" is not a mapping; it was not changed`);
   return ok(hooks);
 }
 
 function ourIndexes(seq: YAMLSeq): number[] {
-  return seq.items.flatMap((item, i) => (isMap(item) && isOurCommand(item.get('command')) ? [i] : []));
+  return seq.items.flatMap((item, i) =>
+    isMap(item) && isOurCommand(item.get('command')) ? [i] : [],
+  );
 }
 
 /**
  * The same edit as the Document API path, done as line splices on the user's text so nothing of
  * theirs is re-printed; null when the file uses a shape the splicer does not handle.
  */
-function spliceHermes(path: string, before: string, desired: ReadonlyMap<string, Record<string, unknown>>, removing: boolean): string | null {
+function spliceHermes(
+  path: string,
+  before: string,
+  desired: ReadonlyMap<string, Record<string, unknown>>,
+  removing: boolean,
+): string | null {
   let text = before;
   const current = (): { root: YAMLMap | null; hooks: YAMLMap | null; hooksKey: boolean } | null => {
     const parsed = parseYaml(path, text);
@@ -83,7 +117,8 @@ function spliceHermes(path: string, before: string, desired: ReadonlyMap<string,
   };
   const start = current();
   if (!start) return null;
-  const existing = start.hooks?.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key)) ?? [];
+  const existing =
+    start.hooks?.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key)) ?? [];
   const hadHooks = (start.hooks?.items.length ?? 0) > 0;
   for (const event of [...desired.keys(), ...existing.filter((e) => !desired.has(e))]) {
     const state = current();
@@ -97,7 +132,8 @@ function spliceHermes(path: string, before: string, desired: ReadonlyMap<string,
       if (ours.length > 0 && seq) {
         // Duplicates of ours are rare enough to leave to the Document API path.
         if (ours.length > 1) return null;
-        if (!jsonEqual((seq.items[ours[0]] as YAMLMap).toJSON(), wanted)) next = replaceItem(text, seq, ours[0], wanted);
+        if (!jsonEqual((seq.items[ours[0]] as YAMLMap).toJSON(), wanted))
+          next = replaceItem(text, seq, ours[0], wanted);
       } else if (node !== undefined) {
         next = isPlainBlock(seq) ? appendItem(text, seq as YAMLSeq, wanted) : null;
       } else if (state.hooks) {
@@ -109,19 +145,31 @@ function spliceHermes(path: string, before: string, desired: ReadonlyMap<string,
       }
     } else if (seq && ours.length > 0 && state.hooks) {
       if (ours.length === seq.items.length) next = removePair(text, state.hooks, event);
-      else for (const i of [...ours].reverse()) next = next === null ? null : removeItem(next, seq, i);
+      else
+        for (const i of [...ours].reverse()) next = next === null ? null : removeItem(next, seq, i);
     }
     if (next === null) return null;
     text = next;
   }
   const end = current();
-  if (removing && hadHooks && end?.root && (end.hooks === null || end.hooks.items.length === 0) && end.hooksKey) {
+  if (
+    removing &&
+    hadHooks &&
+    end?.root &&
+    (end.hooks === null || end.hooks.items.length === 0) &&
+    end.hooksKey
+  ) {
     return removePair(text, end.root, 'hooks');
   }
   return text;
 }
 
-function editHermes(path: string, before: string | null, want: DesiredHooks | null, env: InstallerEnv): Result<string | null, InstallerErrorCode> {
+function editHermes(
+  path: string,
+  before: string | null,
+  want: DesiredHooks | null,
+  env: InstallerEnv,
+): Result<string | null, InstallerErrorCode> {
   const printed = editHermesDocument(path, before, want, env);
   if (!printed.ok || printed.value === before || before === null) return printed;
   const desired = new Map(want ? EVENTS.map((e) => [e as string, entryFor(e, want, env)]) : []);
@@ -130,11 +178,17 @@ function editHermes(path: string, before: string | null, want: DesiredHooks | nu
   // Trust the splice only when it means exactly what the Document API produced.
   const check = parseYaml(path, spliced);
   const expected = parseYaml(path, printed.value);
-  if (check.ok && expected.ok && jsonEqual(check.value.doc.toJSON(), expected.value.doc.toJSON())) return ok(spliced);
+  if (check.ok && expected.ok && jsonEqual(check.value.doc.toJSON(), expected.value.doc.toJSON()))
+    return ok(spliced);
   return printed;
 }
 
-function editHermesDocument(path: string, before: string | null, want: DesiredHooks | null, env: InstallerEnv): Result<string | null, InstallerErrorCode> {
+function editHermesDocument(
+  path: string,
+  before: string | null,
+  want: DesiredHooks | null,
+  env: InstallerEnv,
+): Result<string | null, InstallerErrorCode> {
   if ((before === null || before.trim() === '') && !want) return ok(before);
   const parsed = parseYaml(path, before ?? '');
   if (!parsed.ok) return parsed;
@@ -143,7 +197,9 @@ function editHermesDocument(path: string, before: string | null, want: DesiredHo
   const found = hooksMap(path, root);
   if (!found.ok) return found;
   let hooks = found.value;
-  for (const [event, value] of hooks?.items.map((p) => [String(isScalar(p.key) ? p.key.value : p.key), p.value] as const) ?? []) {
+  for (const [event, value] of hooks?.items.map(
+    (p) => [String(isScalar(p.key) ? p.key.value : p.key), p.value] as const,
+  ) ?? []) {
     if (value !== null && !isSeq(value) && !(isScalar(value) && value.value === null)) {
       return err('unexpected-shape', `${path}: "hooks.${event}" is not a list; it was not changed`);
     }
@@ -215,7 +271,11 @@ export const hermes: VendorInstaller = {
     for (const pair of hooks.value?.items ?? []) {
       if (!isSeq(pair.value)) continue;
       const event = String(isScalar(pair.key) ? pair.key.value : pair.key);
-      for (const i of ourIndexes(pair.value)) found.push({ event, entry: (pair.value.items[i] as YAMLMap).toJSON() as Record<string, unknown> });
+      for (const i of ourIndexes(pair.value))
+        found.push({
+          event,
+          entry: (pair.value.items[i] as YAMLMap).toJSON() as Record<string, unknown>,
+        });
     }
     return ok(found);
   },
@@ -225,7 +285,9 @@ export const hermes: VendorInstaller = {
   },
   probe(found: OurEntry) {
     const command = found.entry.command;
-    return typeof command === 'string' ? { kind: 'command', event: found.event, command, env: {}, runner: 'argv' } : null;
+    return typeof command === 'string'
+      ? { kind: 'command', event: found.event, command, env: {}, runner: 'argv' }
+      : null;
   },
   needsLauncher: () => true,
   async warnings(context) {
@@ -233,13 +295,18 @@ export const hermes: VendorInstaller = {
     const out: string[] = [];
     const parsed = context.before ? parseYaml(context.path, context.before) : undefined;
     const root = parsed?.ok ? parsed.value.root : null;
-    const autoAccept = root ? isObject(root.toJSON()) && (root.toJSON() as Record<string, unknown>).hooks_auto_accept === true : false;
+    const autoAccept = root
+      ? isObject(root.toJSON()) &&
+        (root.toJSON() as Record<string, unknown>).hooks_auto_accept === true
+      : false;
     out.push(
       autoAccept
         ? 'hooks_auto_accept is on in this profile: Hermes runs these hooks without asking.'
         : 'Hermes asks once for each new or changed hook command: approve the AEP Companion hooks at the prompt the next time you start Hermes (or start it once with --accept-hooks). Non-interactive runs (gateway, cron) skip hooks that were never approved.',
     );
-    out.push('Hermes reads hooks at start: restart running Hermes sessions or the gateway to pick up the change. HERMES_SAFE_MODE=1 turns shell hooks off.');
+    out.push(
+      'Hermes reads hooks at start: restart running Hermes sessions or the gateway to pick up the change. HERMES_SAFE_MODE=1 turns shell hooks off.',
+    );
     return out;
   },
 };

@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { editGroupedHooks, isEmptyJsonDocument, ourGroupedEntries } from '../grouped-hooks-edit';
 import { hookCommand, hookUrl, isOurCommand, isOurUrl, optInVars, TOKEN_VAR } from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
-import { isObject } from '../json-document';
+import { isObject, parseJsonConfig } from '../json-document';
 import { urlAllowed } from '../policy-files';
 import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from '../vendor-installer';
-import { parseJsonConfig } from '../json-document';
 
 const EVENTS = [
   'SessionStart',
@@ -33,7 +32,10 @@ const EVENTS = [
 export const QWEN_ENTRY_NAME = 'aep-companion';
 
 const isOurs = (handler: unknown): boolean =>
-  isObject(handler) && (handler.name === QWEN_ENTRY_NAME || isOurCommand(handler.command) || isOurUrl(handler.url, 'qwen-code'));
+  isObject(handler) &&
+  (handler.name === QWEN_ENTRY_NAME ||
+    isOurCommand(handler.command) ||
+    isOurUrl(handler.url, 'qwen-code'));
 
 function handlerFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
   const seconds = event === 'PermissionRequest' && want.permissions ? 120 : 10;
@@ -70,10 +72,14 @@ export const qwenCode: VendorInstaller = {
   retrust: false,
   cliNames: ['qwen'],
   configPath(target: InstallTarget, env: InstallerEnv): string {
-    return target.scope === 'project' && target.project ? join(target.project, '.qwen', 'settings.json') : join(qwenHome(env), 'settings.json');
+    return target.scope === 'project' && target.project
+      ? join(target.project, '.qwen', 'settings.json')
+      : join(qwenHome(env), 'settings.json');
   },
   edit(path, before, want, env) {
-    const desired = want ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const) : [];
+    const desired = want
+      ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const)
+      : [];
     return editGroupedHooks(path, before, { desired, isOurs });
   },
   ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
@@ -81,10 +87,21 @@ export const qwenCode: VendorInstaller = {
   probe(found: OurEntry) {
     const e = found.entry;
     if (e.type === 'http' && typeof e.url === 'string') {
-      return { kind: 'http', event: found.event, url: e.url, headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string> };
+      return {
+        kind: 'http',
+        event: found.event,
+        url: e.url,
+        headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string>,
+      };
     }
     if (typeof e.command === 'string') {
-      return { kind: 'command', event: found.event, command: e.command, env: (isObject(e.env) ? e.env : {}) as Record<string, string>, runner: 'shell' };
+      return {
+        kind: 'command',
+        event: found.event,
+        command: e.command,
+        env: (isObject(e.env) ? e.env : {}) as Record<string, string>,
+        runner: 'shell',
+      };
     }
     return null;
   },
@@ -93,11 +110,21 @@ export const qwenCode: VendorInstaller = {
     const out: string[] = [];
     const settings = context.before ? parseJsonConfig(context.path, context.before) : undefined;
     const value = settings?.ok ? settings.value : undefined;
-    if (isObject(value) && value.disableAllHooks === true) out.push(`${context.path} sets disableAllHooks: Qwen Code runs no hooks until it is removed.`);
+    if (isObject(value) && value.disableAllHooks === true)
+      out.push(
+        `${context.path} sets disableAllHooks: Qwen Code runs no hooks until it is removed.`,
+      );
     const security = isObject(value) ? value.security : undefined;
-    if (context.want?.transport === 'http' && isObject(security) && Array.isArray(security.allowedHttpHookUrls)) {
+    if (
+      context.want?.transport === 'http' &&
+      isObject(security) &&
+      Array.isArray(security.allowedHttpHookUrls)
+    ) {
       const url = hookUrl('qwen-code', context.env, context.want);
-      if (!urlAllowed(url, security.allowedHttpHookUrls)) out.push(`${context.path} restricts HTTP hook URLs (security.allowedHttpHookUrls) and ${url} is not allowed: add it, or install with --transport command.`);
+      if (!urlAllowed(url, security.allowedHttpHookUrls))
+        out.push(
+          `${context.path} restricts HTTP hook URLs (security.allowedHttpHookUrls) and ${url} is not allowed: add it, or install with --transport command.`,
+        );
     }
     if (!context.want) return out;
     if (context.want.transport === 'http') {
@@ -105,7 +132,8 @@ export const qwenCode: VendorInstaller = {
         `Qwen Code's HTTP hooks send the hook token from the ${TOKEN_VAR} environment variable (the settings name it, they never hold it): start Qwen Code with it exported, e.g. export ${TOKEN_VAR}="$(cat ${join(context.env.dataDir, 'hook-token')})" in your shell profile, or install with --transport command, whose launcher reads the token file itself.`,
       );
     }
-    if (context.target.scope === 'project') out.push('Qwen Code runs project hooks only in a trusted folder.');
+    if (context.target.scope === 'project')
+      out.push('Qwen Code runs project hooks only in a trusted folder.');
     return out;
   },
 };

@@ -13,7 +13,16 @@ import { claudeCode, claudeConfigDir } from './claude-code';
 import { readConfigText } from '../config-file';
 import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from '../vendor-installer';
 
-const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop'] as const;
+const EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PreCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+] as const;
 
 /** The name of the file we own in VS Code's hook folders. */
 export const VSCODE_HOOK_FILE = 'aep-companion.json';
@@ -52,7 +61,11 @@ export const vscode: VendorInstaller = {
     if (before !== null && before.trim() !== '') {
       const parsed = parseJsonConfig(path, before);
       if (!parsed.ok) return parsed;
-      if (!isObject(parsed.value)) return err('unexpected-shape', `${path}: the top level is not a JSON object; it was not changed`);
+      if (!isObject(parsed.value))
+        return err(
+          'unexpected-shape',
+          `${path}: the top level is not a JSON object; it was not changed`,
+        );
       if (want && jsonEqual(parsed.value, document(want, env))) return ok(before);
     }
     return ok(want ? freshJson(document(want, env)) : null);
@@ -66,7 +79,8 @@ export const vscode: VendorInstaller = {
     const found: OurEntry[] = [];
     for (const [event, list] of Object.entries(hooks)) {
       if (!Array.isArray(list)) continue;
-      for (const entry of list) if (isObject(entry) && isOurCommand(entry.command)) found.push({ event, entry });
+      for (const entry of list)
+        if (isObject(entry) && isOurCommand(entry.command)) found.push({ event, entry });
     }
     return ok(found);
   },
@@ -74,7 +88,13 @@ export const vscode: VendorInstaller = {
   probe(found: OurEntry) {
     const e = found.entry;
     if (typeof e.command !== 'string') return null;
-    return { kind: 'command', event: found.event, command: e.command, env: (isObject(e.env) ? e.env : {}) as Record<string, string>, runner: 'shell' };
+    return {
+      kind: 'command',
+      event: found.event,
+      command: e.command,
+      env: (isObject(e.env) ? e.env : {}) as Record<string, string>,
+      runner: 'shell',
+    };
   },
   needsLauncher: () => true,
   async warnings(context) {
@@ -83,20 +103,26 @@ export const vscode: VendorInstaller = {
     // Attribution: Claude Code hooks in ~/.claude/settings.json also fire inside VS Code.
     const claudeUser = join(claudeConfigDir(context.env), 'settings.json');
     const claudeText = await readConfigText(claudeUser);
-    const claudeOurs = claudeText.ok ? claudeCode.ourEntries(claudeUser, claudeText.value) : undefined;
+    const claudeOurs = claudeText.ok
+      ? claudeCode.ourEntries(claudeUser, claudeText.value)
+      : undefined;
     if (claudeOurs?.ok && claudeOurs.value.length > 0) {
       out.push(
         `Claude Code hooks of ours are installed in ${claudeUser}, which VS Code also reads: VS Code sessions will then be reported twice, once attributed to Claude Code. Set "chat.hookFilesLocations" to turn "~/.claude/settings.json" off in VS Code, or uninstall the Claude Code hooks.`,
       );
     } else {
-      out.push('VS Code also reads ~/.claude/settings.json and .claude/settings*.json: Claude Code hooks installed there later would fire inside VS Code too, attributed to Claude Code.');
+      out.push(
+        'VS Code also reads ~/.claude/settings.json and .claude/settings*.json: Claude Code hooks installed there later would fire inside VS Code too, attributed to Claude Code.',
+      );
     }
     if (context.target.scope === 'user') {
       out.push(
         'VS Code lists ~/.copilot/hooks as a user hook folder, but it may not be in "chat.hookFilesLocations" by default: if the agent does not pick the hooks up, add "~/.copilot/hooks": true there, or install for a project (.github/hooks is always read).',
       );
     }
-    out.push('VS Code runs hooks only with "chat.useHooks" on (your organisation may turn it off by policy) and only in a trusted workspace.');
+    out.push(
+      'VS Code runs hooks only with "chat.useHooks" on (your organisation may turn it off by policy) and only in a trusted workspace.',
+    );
     return out;
   },
 };

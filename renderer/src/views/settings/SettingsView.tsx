@@ -144,6 +144,13 @@ export function SettingsView() {
         </Row>
       </section>
 
+      <section className="card settings-group" aria-labelledby="s-agents">
+        <h2 id="s-agents" className="section-title">Agents</h2>
+        <Row label="Setup wizard" help={settings['setup.completedAt'] ? `Finished ${new Date(settings['setup.completedAt']).toLocaleString()}. Run it again to add agents or change their steering opt-ins.` : 'Not run yet: it installs the hooks of the agents you choose, showing each change first.'}>
+          <a className="btn" href="#/setup" data-testid="settings-run-setup">Run setup again</a>
+        </Row>
+      </section>
+
       <section className="card settings-group" aria-labelledby="s-daemon">
         <h2 id="s-daemon" className="section-title">Daemon</h2>
         <Row

@@ -4,9 +4,23 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InstallOptions } from '../../../../common/api';
 import { applyInstall, planInstall, uninstall } from '../../../../main/core/installer';
-import { FIXTURES, fixture, makeTestEnv, put, roundTrip, textOrNull, unwrap, type TestEnv } from '../installer-test-env';
+import {
+  FIXTURES,
+  fixture,
+  makeTestEnv,
+  put,
+  roundTrip,
+  textOrNull,
+  unwrap,
+  type TestEnv,
+} from '../installer-test-env';
 
-const base: InstallOptions = { vendor: 'claude-code', scope: 'user', instruct: false, permissions: false };
+const base: InstallOptions = {
+  vendor: 'claude-code',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
 let t: TestEnv;
 beforeEach(async () => {
   t = await makeTestEnv();
@@ -15,7 +29,9 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-type Settings = { hooks: Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>> } & Record<string, unknown>;
+type Settings = {
+  hooks: Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
+} & Record<string, unknown>;
 
 describe('claude-code installer', () => {
   it('round-trips a settings file with user hooks, keeping them and every other setting', async () => {
@@ -29,7 +45,10 @@ describe('claude-code installer', () => {
     // The user's groups stay first and intact; ours are appended after them.
     expect(settings.hooks.PreToolUse[0]).toEqual(before.hooks.PreToolUse[0]);
     expect(settings.hooks.Stop[0]).toEqual(before.hooks.Stop[0]);
-    expect(settings.hooks.PreToolUse[1].hooks[0]).toMatchObject({ type: 'http', url: 'http://127.0.0.1:8787/hooks/claude-code?instruct=1' });
+    expect(settings.hooks.PreToolUse[1].hooks[0]).toMatchObject({
+      type: 'http',
+      url: 'http://127.0.0.1:8787/hooks/claude-code?instruct=1',
+    });
     expect(installed).toContain('\n    "statusLine"'); // the file's 4-space indentation is kept
   });
 
@@ -40,7 +59,11 @@ describe('claude-code installer', () => {
     const token = 'secret-hook-token-value';
     await put(join(t.env.dataDir, 'hook-token'), token);
     expect(installed).not.toContain(token);
-    expect(hooks.SessionStart[0].hooks[0]).toEqual({ type: 'command', command: `${join(t.env.dataDir, 'bin', 'aep-companion-hook')} claude-code`, timeout: 10 });
+    expect(hooks.SessionStart[0].hooks[0]).toEqual({
+      type: 'command',
+      command: `${join(t.env.dataDir, 'bin', 'aep-companion-hook')} claude-code`,
+      timeout: 10,
+    });
     expect(hooks.PreToolUse[0].hooks[0]).toEqual({
       type: 'http',
       url: 'http://127.0.0.1:8787/hooks/claude-code',
@@ -49,7 +72,8 @@ describe('claude-code installer', () => {
       timeout: 10,
     });
     expect(hooks.SessionEnd[0].hooks[0].timeout).toBe(5);
-    for (const event of Object.values(hooks)) expect(event[0].hooks[0].timeout).toBeLessThanOrEqual(10);
+    for (const event of Object.values(hooks))
+      expect(event[0].hooks[0].timeout).toBeLessThanOrEqual(10);
   });
 
   it('creates the missing config directory and removes it again at uninstall', async () => {
@@ -85,15 +109,27 @@ describe('claude-code installer', () => {
   it('writes project scope to .claude/settings.local.json', async () => {
     const project = join(t.root, 'project');
     await put(join(project, 'README.md'), '# p\n');
-    await roundTrip(t, { ...base, scope: 'project', project }, join(project, '.claude', 'settings.local.json'), null);
+    await roundTrip(
+      t,
+      { ...base, scope: 'project', project },
+      join(project, '.claude', 'settings.local.json'),
+      null,
+    );
   });
 
   it('uses only the launcher with --transport command, the opt-ins as a variable prefix', async () => {
     const path = join(t.env.home, '.claude', 'settings.json');
-    const { installed } = await roundTrip(t, { ...base, transport: 'command', instruct: true, permissions: true }, path, null);
+    const { installed } = await roundTrip(
+      t,
+      { ...base, transport: 'command', instruct: true, permissions: true },
+      path,
+      null,
+    );
     const hooks = (parse(installed) as Settings).hooks;
     for (const groups of Object.values(hooks)) expect(groups[0].hooks[0].type).toBe('command');
-    expect(hooks.Stop[0].hooks[0].command).toBe(`AEP_INSTRUCT=1 AEP_PERMISSIONS=1 ${join(t.env.dataDir, 'bin', 'aep-companion-hook')} claude-code`);
+    expect(hooks.Stop[0].hooks[0].command).toBe(
+      `AEP_INSTRUCT=1 AEP_PERMISSIONS=1 ${join(t.env.dataDir, 'bin', 'aep-companion-hook')} claude-code`,
+    );
     expect(hooks.PermissionRequest[0].hooks[0].timeout).toBe(120);
   });
 
@@ -106,7 +142,9 @@ describe('claude-code installer', () => {
     expect(toggled.changes.map((c) => c.path)).toEqual([path]);
     const settings = parse((await textOrNull(path)) as string) as Settings;
     expect(settings.hooks.PreToolUse).toHaveLength(2);
-    expect(settings.hooks.PreToolUse[1].hooks[0].url).toBe('http://127.0.0.1:8787/hooks/claude-code?instruct=1');
+    expect(settings.hooks.PreToolUse[1].hooks[0].url).toBe(
+      'http://127.0.0.1:8787/hooks/claude-code?instruct=1',
+    );
     expect(toggled.retrustRequired).toBe(false);
     unwrap(await uninstall({ vendor: 'claude-code', scope: 'user' }, t.env));
     expect(await textOrNull(path)).toBe(original);
@@ -116,7 +154,10 @@ describe('claude-code installer', () => {
     const path = join(t.env.home, '.claude', 'settings.json');
     await put(path, await fixture('claude-code/settings-with-hooks.json'));
     unwrap(await applyInstall(base, t.env));
-    const edited = ((await textOrNull(path)) as string).replace('"model": "opus"', '"model": "sonnet"');
+    const edited = ((await textOrNull(path)) as string).replace(
+      '"model": "opus"',
+      '"model": "sonnet"',
+    );
     await put(path, edited);
     unwrap(await uninstall({ vendor: 'claude-code', scope: 'user' }, t.env));
     // Exactly our entries are gone: every other byte, including the user's edit, stays.
@@ -138,7 +179,11 @@ describe('claude-code installer', () => {
     const applied = await applyInstall(base, t.env);
     expect(applied.ok).toBe(false);
     expect(await readFile(path, 'utf8')).toBe(corrupt);
-    expect(t.audit.at(-1)).toMatchObject({ action: 'installer.apply', outcome: 'error', surface: 'cli' });
+    expect(t.audit.at(-1)).toMatchObject({
+      action: 'installer.apply',
+      outcome: 'error',
+      surface: 'cli',
+    });
   });
 
   it('refuses a settings file whose hooks are not an object', async () => {
@@ -152,7 +197,12 @@ describe('claude-code installer', () => {
 
   it('warns about VS Code attribution, the token variable and an enterprise hook policy', async () => {
     const plan = unwrap(
-      await planInstall(base, { ...t.env, managedPolicyFiles: { 'claude-code': [join(FIXTURES, 'claude-code', 'managed-settings.json')] } }),
+      await planInstall(base, {
+        ...t.env,
+        managedPolicyFiles: {
+          'claude-code': [join(FIXTURES, 'claude-code', 'managed-settings.json')],
+        },
+      }),
     );
     const text = plan.warnings.join('\n');
     expect(text).toMatch(/VS Code agent also reads ~\/\.claude\/settings\.json/);

@@ -3,9 +3,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InstallOptions } from '../../../../common/api';
 import { applyInstall, planInstall, uninstall } from '../../../../main/core/installer';
-import { fixture, makeTestEnv, put, roundTrip, textOrNull, unwrap, type TestEnv } from '../installer-test-env';
+import {
+  fixture,
+  makeTestEnv,
+  put,
+  roundTrip,
+  textOrNull,
+  unwrap,
+  type TestEnv,
+} from '../installer-test-env';
 
-const base: InstallOptions = { vendor: 'codex', scope: 'user', instruct: false, permissions: false };
+const base: InstallOptions = {
+  vendor: 'codex',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
 let t: TestEnv;
 beforeEach(async () => {
   t = await makeTestEnv();
@@ -14,7 +27,12 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-type HooksFile = { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> }>> };
+type HooksFile = {
+  hooks: Record<
+    string,
+    Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> }>
+  >;
+};
 
 describe('codex installer', () => {
   it('appends command hooks after the user groups, so positional trust keys do not shift', async () => {
@@ -45,7 +63,12 @@ describe('codex installer', () => {
   it('writes project scope to <project>/.codex/hooks.json', async () => {
     const project = join(t.root, 'repo');
     await put(join(project, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    await roundTrip(t, { ...base, scope: 'project', project }, join(project, '.codex', 'hooks.json'), null);
+    await roundTrip(
+      t,
+      { ...base, scope: 'project', project },
+      join(project, '.codex', 'hooks.json'),
+      null,
+    );
   });
 
   it('says the vendor will ask for trust again when the opt-in changes the command, and not on a no-op', async () => {
@@ -73,13 +96,21 @@ describe('codex installer', () => {
   });
 
   it('warns when config.toml turns hooks off or keeps hooks in a second representation', async () => {
-    await put(join(t.env.home, '.codex', 'config.toml'), await fixture('codex/config-hooks-off.toml'));
+    await put(
+      join(t.env.home, '.codex', 'config.toml'),
+      await fixture('codex/config-hooks-off.toml'),
+    );
     const off = unwrap(await planInstall(base, t.env));
     expect(off.warnings.join('\n')).toMatch(/turns hooks off/);
-    await put(join(t.env.home, '.codex', 'config.toml'), await fixture('codex/config-inline-hooks.toml'));
+    await put(
+      join(t.env.home, '.codex', 'config.toml'),
+      await fixture('codex/config-inline-hooks.toml'),
+    );
     const dual = unwrap(await planInstall(base, t.env));
     expect(dual.warnings.join('\n')).toMatch(/single representation/);
-    expect(dual.changes.map((c) => c.path)).not.toContain(join(t.env.home, '.codex', 'config.toml'));
+    expect(dual.changes.map((c) => c.path)).not.toContain(
+      join(t.env.home, '.codex', 'config.toml'),
+    );
   });
 
   it('refuses a corrupt hooks.json and leaves it untouched', async () => {

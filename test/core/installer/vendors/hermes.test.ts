@@ -4,9 +4,22 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { InstallOptions } from '../../../../common/api';
 import { applyInstall, planInstall, uninstall } from '../../../../main/core/installer';
-import { fixture, makeTestEnv, put, roundTrip, textOrNull, unwrap, type TestEnv } from '../installer-test-env';
+import {
+  fixture,
+  makeTestEnv,
+  put,
+  roundTrip,
+  textOrNull,
+  unwrap,
+  type TestEnv,
+} from '../installer-test-env';
 
-const base: InstallOptions = { vendor: 'hermes', scope: 'user', instruct: false, permissions: false };
+const base: InstallOptions = {
+  vendor: 'hermes',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
 let t: TestEnv;
 beforeEach(async () => {
   t = await makeTestEnv();
@@ -15,7 +28,9 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-type Config = { hooks: Record<string, Array<{ command: string; timeout?: number; matcher?: string }>> } & Record<string, unknown>;
+type Config = {
+  hooks: Record<string, Array<{ command: string; timeout?: number; matcher?: string }>>;
+} & Record<string, unknown>;
 
 describe('hermes installer', () => {
   it('round-trips a commented config.yaml, keeping comments, outbound webhooks and the user hook first', async () => {
@@ -25,7 +40,9 @@ describe('hermes installer', () => {
     // Nothing of the user's is re-printed: comment spacing and flow lists stay byte for byte.
     expect(installed).toContain('default: anthropic/claude-sonnet-4   # the everyday model');
     expect(installed).toContain('command: "~/.hermes/agent-hooks/block-rm.sh"   # keep me');
-    expect(installed.startsWith(original.slice(0, original.indexOf('      timeout: 5\n') + 17))).toBe(true);
+    expect(
+      installed.startsWith(original.slice(0, original.indexOf('      timeout: 5\n') + 17)),
+    ).toBe(true);
     expect(installed).toContain('# notify-only webhooks stay as they are');
     const config = parse(installed) as Config;
     const before = parse(original) as Config;
@@ -43,7 +60,12 @@ describe('hermes installer', () => {
 
   it('adds a hooks block to a config without one, and to an empty or missing file', async () => {
     const path = join(t.env.home, '.hermes', 'config.yaml');
-    const { installed } = await roundTrip(t, base, path, await fixture('hermes/config-no-hooks.yaml'));
+    const { installed } = await roundTrip(
+      t,
+      base,
+      path,
+      await fixture('hermes/config-no-hooks.yaml'),
+    );
     expect(installed).toContain('# hooks will be added below by tools that need them');
     await roundTrip(t, base, path, '');
     await rm(path);
@@ -52,7 +74,12 @@ describe('hermes installer', () => {
 
   it('falls back to the YAML printer for flow-style hooks and still round-trips', async () => {
     const path = join(t.env.home, '.hermes', 'config.yaml');
-    const { installed } = await roundTrip(t, base, path, await fixture('hermes/config-auto-accept.yaml'));
+    const { installed } = await roundTrip(
+      t,
+      base,
+      path,
+      await fixture('hermes/config-auto-accept.yaml'),
+    );
     expect((parse(installed) as Config).hooks.on_session_start).toHaveLength(1);
   });
 
@@ -105,11 +132,17 @@ describe('hermes installer', () => {
     const path = join(t.env.home, '.hermes', 'config.yaml');
     unwrap(await applyInstall({ ...base, permissions: true }, t.env));
     const config = parse((await textOrNull(path)) as string) as Config;
-    expect(config.hooks.pre_tool_call[0]).toEqual({ command: `env AEP_PERMISSIONS=1 ${join(t.env.dataDir, 'bin', 'aep-companion-hook')} hermes`, timeout: 90 });
+    expect(config.hooks.pre_tool_call[0]).toEqual({
+      command: `env AEP_PERMISSIONS=1 ${join(t.env.dataDir, 'bin', 'aep-companion-hook')} hermes`,
+      timeout: 90,
+    });
   });
 
   it('notes auto-accept instead of the consent prompt when the profile has it on', async () => {
-    await put(join(t.env.home, '.hermes', 'config.yaml'), await fixture('hermes/config-auto-accept.yaml'));
+    await put(
+      join(t.env.home, '.hermes', 'config.yaml'),
+      await fixture('hermes/config-auto-accept.yaml'),
+    );
     const plan = unwrap(await planInstall(base, t.env));
     expect(plan.warnings.join('\n')).toContain('hooks_auto_accept is on');
   });

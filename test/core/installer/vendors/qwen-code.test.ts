@@ -2,9 +2,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InstallOptions } from '../../../../common/api';
 import { applyInstall, planInstall, uninstall } from '../../../../main/core/installer';
-import { fixture, makeTestEnv, put, roundTrip, textOrNull, unwrap, type TestEnv } from '../installer-test-env';
+import {
+  fixture,
+  makeTestEnv,
+  put,
+  roundTrip,
+  textOrNull,
+  unwrap,
+  type TestEnv,
+} from '../installer-test-env';
 
-const base: InstallOptions = { vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false };
+const base: InstallOptions = {
+  vendor: 'qwen-code',
+  scope: 'user',
+  instruct: false,
+  permissions: false,
+};
 let t: TestEnv;
 beforeEach(async () => {
   t = await makeTestEnv();
@@ -13,7 +26,9 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-type Settings = { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> } & Record<string, unknown>;
+type Settings = {
+  hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>>;
+} & Record<string, unknown>;
 
 describe('qwen-code installer', () => {
   it('round-trips settings with a user hook and MCP servers, adding named HTTP hooks', async () => {
@@ -40,7 +55,12 @@ describe('qwen-code installer', () => {
 
   it('uses the launcher with an env field and millisecond timeouts for the command transport', async () => {
     const path = join(t.env.home, '.qwen', 'settings.json');
-    const { installed, plan } = await roundTrip(t, { ...base, transport: 'command', instruct: true, permissions: true }, path, null);
+    const { installed, plan } = await roundTrip(
+      t,
+      { ...base, transport: 'command', instruct: true, permissions: true },
+      path,
+      null,
+    );
     const hooks = (JSON.parse(installed) as Settings).hooks;
     expect(hooks.Stop[0].hooks[0]).toEqual({
       type: 'command',
@@ -50,7 +70,9 @@ describe('qwen-code installer', () => {
       timeout: 10_000,
     });
     expect(hooks.PermissionRequest[0].hooks[0].timeout).toBe(120_000);
-    expect(plan.changes.map((c) => c.path)).toContain(join(t.env.dataDir, 'bin', 'aep-companion-hook'));
+    expect(plan.changes.map((c) => c.path)).toContain(
+      join(t.env.dataDir, 'bin', 'aep-companion-hook'),
+    );
   });
 
   it('honours QWEN_HOME', async () => {
@@ -73,7 +95,10 @@ describe('qwen-code installer', () => {
   });
 
   it('warns when all hooks are disabled and about trusted folders for a project', async () => {
-    await put(join(t.env.home, '.qwen', 'settings.json'), await fixture('qwen-code/settings-disabled.json'));
+    await put(
+      join(t.env.home, '.qwen', 'settings.json'),
+      await fixture('qwen-code/settings-disabled.json'),
+    );
     const user = unwrap(await planInstall(base, t.env));
     expect(user.warnings.join('\n')).toContain('disableAllHooks');
     const project = join(t.root, 'proj');

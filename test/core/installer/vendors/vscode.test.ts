@@ -3,9 +3,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InstallOptions } from '../../../../common/api';
 import { applyInstall, planInstall } from '../../../../main/core/installer';
-import { fixture, makeTestEnv, put, roundTrip, textOrNull, unwrap, type TestEnv } from '../installer-test-env';
+import {
+  fixture,
+  makeTestEnv,
+  put,
+  roundTrip,
+  textOrNull,
+  unwrap,
+  type TestEnv,
+} from '../installer-test-env';
 
-const base: InstallOptions = { vendor: 'vscode', scope: 'project', instruct: false, permissions: false };
+const base: InstallOptions = {
+  vendor: 'vscode',
+  scope: 'project',
+  instruct: false,
+  permissions: false,
+};
 let t: TestEnv;
 let project: string;
 beforeEach(async () => {
@@ -17,14 +30,28 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-type HookFile = { hooks: Record<string, Array<{ type: string; command: string; env?: Record<string, string>; timeout: number }>> };
+type HookFile = {
+  hooks: Record<
+    string,
+    Array<{ type: string; command: string; env?: Record<string, string>; timeout: number }>
+  >;
+};
 
 describe('vscode installer', () => {
   it('writes its own flat hook file in .github/hooks and deletes it (and the folders it made) at uninstall', async () => {
     const path = join(project, '.github', 'hooks', 'aep-companion.json');
     const { installed } = await roundTrip(t, { ...base, project, instruct: true }, path, null);
     const file = JSON.parse(installed) as HookFile;
-    expect(Object.keys(file.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop']);
+    expect(Object.keys(file.hooks)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PostToolUse',
+      'PreCompact',
+      'SubagentStart',
+      'SubagentStop',
+      'Stop',
+    ]);
     expect(file.hooks.PreToolUse[0]).toEqual({
       type: 'command',
       command: `${join(t.env.dataDir, 'bin', 'aep-companion-hook')} vscode`,
@@ -37,17 +64,32 @@ describe('vscode installer', () => {
   it('keeps an existing .github folder and the other hook files in it', async () => {
     const other = join(project, '.github', 'hooks', 'team.json');
     await put(other, '{"hooks":{}}');
-    await roundTrip(t, { ...base, project }, join(project, '.github', 'hooks', 'aep-companion.json'), null);
+    await roundTrip(
+      t,
+      { ...base, project },
+      join(project, '.github', 'hooks', 'aep-companion.json'),
+      null,
+    );
     expect(await textOrNull(other)).toBe('{"hooks":{}}');
   });
 
   it('installs for the user in ~/.copilot/hooks and says VS Code may need that folder enabled', async () => {
-    const { plan } = await roundTrip(t, { ...base, scope: 'user' }, join(t.env.home, '.copilot', 'hooks', 'aep-companion.json'), null);
+    const { plan } = await roundTrip(
+      t,
+      { ...base, scope: 'user' },
+      join(t.env.home, '.copilot', 'hooks', 'aep-companion.json'),
+      null,
+    );
     expect(plan.warnings.join('\n')).toContain('chat.hookFilesLocations');
   });
 
   it('warns about attribution when Claude Code hooks of ours are in ~/.claude/settings.json, and about workspace trust', async () => {
-    unwrap(await applyInstall({ vendor: 'claude-code', scope: 'user', instruct: false, permissions: false }, t.env));
+    unwrap(
+      await applyInstall(
+        { vendor: 'claude-code', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
     const plan = unwrap(await planInstall({ ...base, project }, t.env));
     const text = plan.warnings.join('\n');
     expect(text).toMatch(/reported twice, once attributed to Claude Code/);
@@ -56,7 +98,9 @@ describe('vscode installer', () => {
 
   it('raises the gated PreToolUse timeout only with the permission opt-in', async () => {
     unwrap(await applyInstall({ ...base, project, permissions: true }, t.env));
-    const file = JSON.parse((await textOrNull(join(project, '.github', 'hooks', 'aep-companion.json'))) as string) as HookFile;
+    const file = JSON.parse(
+      (await textOrNull(join(project, '.github', 'hooks', 'aep-companion.json'))) as string,
+    ) as HookFile;
     expect(file.hooks.PreToolUse[0].timeout).toBe(30);
     expect(file.hooks.PreToolUse[0].env).toEqual({ AEP_PERMISSIONS: '1' });
     expect(file.hooks.Stop[0].timeout).toBe(10);

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { AepEvent } from '../../../common/aep/envelope';
+import type { ControlCapability } from '../../../common/aep/frames';
+import type { EmitterLink } from '../../../main/core/relay/emitter-link';
+import { sessionSource, VendorEmitter } from '../../../main/core/hooks/vendor-emitter';
+
+/** A link that records claims and emitted batches, refusing events whose type is 'bad.event'. */
+class FakeLink implements EmitterLink {
+  readonly claims: [string, ControlCapability | undefined][] = [];
+  readonly released: string[] = [];
+  readonly batches: AepEvent[][] = [];
+  claim(session: string, control?: ControlCapability): void {
+    this.claims.push([session, control]);
+  }
+  release(session: string): void {
+    this.released.push(session);
+  }
+  async emit(events: AepEvent | readonly AepEvent[]): Promise<void> {
+    const list = Array.isArray(events) ? (events as AepEvent[]) : [events as AepEvent];
+    if (list.some((e) => e.type === 'bad.event')) throw new Error('invalid-event');
+    this.batches.push(list);
+  }
+  onCommand(): () => void {
+    return () => undefined;
+  }
+  close(): void {}
+}
+
+let n = 0;
+const make = (link = new FakeLink()) => ({ link, emitter: new VendorEmitter('codex', link, 7, () => Date.parse('2026-11-29T10:00:00Z'), () => `ID${++n}`) });
+
+describe('VendorEmitter', () => {
+  it('stamps consecutive positions per session in the current epoch, with our source and agent', () => {
+    const { emitter } = make();
+    const [a, b] = emitter.stamp('s1', [{ type: 'progress.status' }, { type: 'progress.status' }]);
+    const [c] = emitter.stamp('s2', [{ type: 'progress.status' }]);
+    expect([a.seq, b.seq, c.seq]).toEqual([1, 2, 1]);
+    expect(a).toMatchObject({ aep: '0.1', agent: 'codex', session: 's1', epoch: 7, source: sessionSource('codex', 's1'), data: {} });
+  });
+
+  it('produces the same JSON for the same draft fields in any order of definition', () => {
+    const { emitter } = make();
+    const [e] = emitter.stamp('s1', [{ data: { x: 1 }, cause: 'C', type: 'control.accepted', severity: 'notice' }]);
+    expect(Object.keys(e)).toEqual(['aep', 'id', 'type', 'time', 'source', 'agent', 'session', 'seq', 'epoch', 'cause', 'severity', 'data']);
+  });
+
+  it('resolves a cause hint to the id of the event that carried the key', () => {
+    const { emitter } = make();
+    const [requested] = emitter.stampMapped('s1', [{ type: 'tool.requested', capture: 'metadata', data: {}, key: 'call-1' }]);
+    const [completed] = emitter.stampMapped('s1', [{ type: 'tool.completed', capture: 'metadata', data: {}, causeHint: { type: 'tool.requested', key: 'call-1' } }]);
+    expect(completed.cause).toBe(requested.id);
+  });
+
+  it('claims again only when the declaration changes', () => {
+    const { link, emitter } = make();
+    emitter.declare('s1', { instruct: true, permissions: false }, 'x.codex.control.instruct');
+    emitter.declare('s1', { instruct: true, permissions: false }, 'x.codex.control.instruct');
+    emitter.declare('s1', { instruct: false, permissions: true }, 'x.codex.control.instruct');
+    expect(link.claims.map(([, c]) => c?.accepts)).toEqual([['x.codex.control.instruct'], ['control.attention.respond']]);
+  });
+
+  it('keeps the seq counter after a release so a later event never reuses a position', () => {
+    const { link, emitter } = make();
+    emitter.declare('s1', { instruct: true, permissions: false }, 'x.codex.control.instruct');
+    emitter.stamp('s1', [{ type: 'progress.status' }]);
+    emitter.release('s1');
+    expect(link.released).toEqual(['s1']);
+    expect(emitter.stamp('s1', [{ type: 'progress.status' }])[0].seq).toBe(2);
+  });
+
+  it('sends the events of one turn as one batch, in order', async () => {
+    const { link, emitter } = make();
+    const first = emitter.stamp('s1', [{ type: 'progress.status' }]);
+    const second = emitter.stamp('s1', [{ type: 'progress.status' }]);
+    await Promise.all([emitter.send(first), emitter.send(second)]);
+    expect(link.batches).toHaveLength(1);
+    expect(link.batches[0].map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('still sends the good events of a batch when one is refused', async () => {
+    const { link, emitter } = make();
+    const good = emitter.send(emitter.stamp('s1', [{ type: 'progress.status' }]));
+    const bad = emitter.send(emitter.stamp('s1', [{ type: 'bad.event' }]));
+    await good;
+    await expect(bad).rejects.toThrow('invalid-event');
+    expect(link.batches.flat().map((e) => e.type)).toEqual(['progress.status']);
+  });
+});
