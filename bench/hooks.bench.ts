@@ -115,8 +115,8 @@ async function buildShim(): Promise<{ entry: string; dir: string }> {
     logLevel: 'warning',
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
-  // The bundle resolves external packages from the project's node_modules.
-  const entry = join(root, 'node_modules', '.aep-bench-shim.mjs');
+  // The hook command's chunk imports no package, so the bundle runs from the temp directory.
+  const entry = join(dir, 'aep-companion.mjs');
   writeFileSync(entry, `import { main } from ${JSON.stringify(join(dir, 'index.js'))};\nprocess.exitCode = await main(process.argv.slice(2));\n`);
   return { entry, dir };
 }
@@ -144,7 +144,6 @@ async function shimWallTime(url: string, hook: string): Promise<{ shim: number; 
     }
     return { shim: percentile(shim.sort((a, b) => a - b), 50), bare: percentile(bare.sort((a, b) => a - b), 50) };
   } finally {
-    rmSync(entry, { force: true });
     rmSync(dir, { recursive: true, force: true });
   }
 }

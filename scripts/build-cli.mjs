@@ -17,8 +17,6 @@ export async function buildCli() {
     platform: 'node',
     target: 'node20',
     packages: 'external',
-    // Deep imports of CommonJS packages need their file extension under Node's ESM resolver.
-    alias: { 'ajv/dist/2020': 'ajv/dist/2020.js' },
     sourcemap: true,
     logLevel: 'warning',
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

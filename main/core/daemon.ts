@@ -88,6 +88,17 @@ function prepareDataDir(dataDir: string): void {
   }
 }
 
+/** Runs disposers in reverse registration order; one failing does not stop the others. */
+async function disposeAll(disposers: Disposer[]): Promise<void> {
+  for (const dispose of disposers.splice(0).reverse()) {
+    try {
+      await dispose();
+    } catch (e) {
+      log.warn('dispose failed', { error: String(e) });
+    }
+  }
+}
+
 /** Starts the daemon core. Throws `DaemonStartError` for the expected start failures. */
 export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle> {
   const dataDir = options.dataDir;
@@ -107,6 +118,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   }
 
   const disposers: Disposer[] = [];
+  const featureDisposers: Disposer[] = [];
   let server: HttpServerHandle | undefined;
   try {
     const settings = new SettingsRepo(db, { onListenerError: (e) => log.error('settings listener failed', { error: String(e) }) });
@@ -204,20 +216,17 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     if (options.consoleDir !== undefined) disposers.push(routes.register(staticConsoleRoute(options.consoleDir, () => port)));
 
     for (const feature of [...(options.baseFeatures ?? FEATURES), ...(options.features ?? [])]) {
-      disposers.push(await feature(context));
+      featureDisposers.push(await feature(context));
     }
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
+        // Features go first while the relay still delivers: what they emit on the way out
+        // (dropped instructions, ended sessions) reaches the consumers before the closing frames.
+        await disposeAll(featureDisposers);
         relay.shutdown('shutting-down');
-        for (const dispose of disposers.reverse()) {
-          try {
-            await dispose();
-          } catch (e) {
-            log.warn('dispose failed', { error: String(e) });
-          }
-        }
+        await disposeAll(disposers);
         await server!.close();
         eventStore.flush();
         // Let commits scheduled by the last requests settle before the database goes away.
@@ -239,13 +248,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       close,
     };
   } catch (e) {
-    for (const dispose of disposers.reverse()) {
-      try {
-        await dispose();
-      } catch {
-        // Best effort on a failed start.
-      }
-    }
+    await disposeAll(featureDisposers);
+    await disposeAll(disposers);
     if (server) await server.close();
     db.close();
     tokens.dispose();

@@ -16,6 +16,8 @@ import { ClaudeSession } from './support/claude-hooks';
 import { ensureConsoleBuilt } from './support/console-build';
 import { shootBothThemes } from './support/screens';
 import { disposeCli } from './support/serve-process';
+import { shouldOpenWizard, skipWizardRequested } from '../../renderer/src/wizard/first-run';
+import { chosenVendors, diffLines, diffStat, hookArrived, initialChoices, installOptions, isLauncherFile, scopeProblem, updateVendor } from '../../renderer/src/wizard/wizard-model';
 import { startHomedServe, type HomedServe } from './wizard-serve';
 
 let daemon: HomedServe;
@@ -164,5 +166,49 @@ describe('setup wizard against serve with a temp HOME', () => {
     await page.locator('[data-testid=session-row]').first().waitFor();
     expect(new URL(page.url()).hash).toBe('#/sessions');
     expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('wizard logic', () => {
+  test('first run opens the wizard only when setup never finished and nothing asked to skip', () => {
+    expect(shouldOpenWizard(null, false, { name: 'sessions' })).toBe(true);
+    expect(shouldOpenWizard('2026-01-01T00:00:00.000Z', false, { name: 'sessions' })).toBe(false);
+    expect(shouldOpenWizard(null, true, { name: 'sessions' })).toBe(false);
+    expect(shouldOpenWizard(null, false, { name: 'setup' })).toBe(false);
+    expect(shouldOpenWizard(null, false, { name: 'quick-instruct', session: null })).toBe(false);
+    expect(skipWizardRequested({ search: '?skipWizard=1', hash: '' })).toBe(true);
+    expect(skipWizardRequested({ search: '?skipWizard', hash: '' })).toBe(true);
+    expect(skipWizardRequested({ search: '', hash: '#/sessions?skipWizard=true' })).toBe(true);
+    expect(skipWizardRequested({ search: '?skipWizard=0', hash: '#/sessions' })).toBe(false);
+    expect(skipWizardRequested({ search: '', hash: '#/setup' })).toBe(false);
+  });
+
+  test('choices preselect what was found and become install options', () => {
+    const found = { configPath: '/h/.x', configExists: false, cliPath: null, cliVersion: null, installed: null, warnings: [] };
+    const choices = initialChoices([
+      { ...found, vendor: 'claude-code', cliPath: '/usr/bin/claude', cliVersion: '2.1.0' },
+      { ...found, vendor: 'codex', installed: { instruct: true, permissions: false } },
+      { ...found, vendor: 'hermes' },
+    ]);
+    expect(chosenVendors(choices)).toEqual(['claude-code', 'codex']);
+    // An existing install keeps its opt-ins as the starting point.
+    expect(choices.vendors.codex.instruct).toBe(true);
+    expect(installOptions(choices, 'claude-code')).toEqual({ vendor: 'claude-code', scope: 'user', instruct: false, permissions: false });
+    const project = updateVendor({ ...choices, scope: 'project', project: ' /work/app ' }, 'claude-code', { instruct: true, transport: 'command' });
+    expect(installOptions(project, 'claude-code')).toEqual({ vendor: 'claude-code', scope: 'project', project: '/work/app', instruct: true, permissions: false, transport: 'command' });
+    expect(scopeProblem({ ...choices, scope: 'project', project: 'app' })).toMatch(/full path/);
+    expect(scopeProblem({ ...choices, scope: 'project', project: 'C:\\work\\app' })).toBeNull();
+  });
+
+  test('diffs read line by line, and only a changed last hook counts as arrived', () => {
+    const diff = '===================================================================\n--- a\n+++ b\n@@ -1,2 +1,3 @@\n {\n-  "x": 1\n+  "x": 2,\n+  "hooks": {}\n';
+    expect(diffLines(diff).map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'ctx', 'del', 'add', 'add']);
+    expect(diffStat(diff)).toEqual({ added: 2, removed: 1 });
+    expect(isLauncherFile('/d/bin/aep-companion-hook.mjs')).toBe(true);
+    expect(isLauncherFile('/h/.claude/settings.json')).toBe(false);
+    expect(hookArrived(undefined, undefined)).toBe(false);
+    expect(hookArrived(undefined, '2026-01-01T00:00:01Z')).toBe(true);
+    expect(hookArrived('2026-01-01T00:00:01Z', '2026-01-01T00:00:01Z')).toBe(false);
+    expect(hookArrived('2026-01-01T00:00:01Z', '2026-01-01T00:00:02Z')).toBe(true);
   });
 });

@@ -35,8 +35,15 @@ export interface SteeringRig {
   close(): Promise<void>;
 }
 
-/** Opens a rig; `CompanionUnavailable` propagates when `serve` is not there yet. */
-export async function openSteeringRig(vendor: CliVendor): Promise<SteeringRig> {
+/**
+ * Opens a rig; `CompanionUnavailable` propagates when `serve` is not there yet. `settings` are
+ * applied through PATCH /api/settings and the daemon is then restarted on the same data
+ * directory, for settings read at start (e.g. the idle sweep period follows the idle expiry).
+ */
+export async function openSteeringRig(
+  vendor: CliVendor,
+  options: { settings?: Readonly<Record<string, unknown>> } = {},
+): Promise<SteeringRig> {
   await ensureVendorCli(vendor);
   const cli: CompanionCli = await buildCompanionCli();
   const dataDir = await mkdtemp(join(tmpdir(), `aep-steer-${vendor}-`));
@@ -44,6 +51,12 @@ export async function openSteeringRig(vendor: CliVendor): Promise<SteeringRig> {
   try {
     companion = await startCompanion(cli, dataDir);
     await companion.api('PUT', '/api/steering', { enabled: true });
+    if (options.settings) {
+      await companion.api('PATCH', '/api/settings', options.settings);
+      await companion.stop();
+      companion = undefined;
+      companion = await startCompanion(cli, dataDir);
+    }
     const socket = await AepSocket.connect(companion.url, companion.tokens.operator);
     const c = companion;
     return {

@@ -85,7 +85,8 @@ async function install(vendor: CliVendor, dir: string): Promise<VendorCli> {
   // Holding the lock, any scratch folder left here is from an install that was killed.
   const base = basename(dir);
   for (const name of await readdir(VENDOR_CACHE)) {
-    if (name.startsWith(`${base}.tmp-`)) await rm(join(VENDOR_CACHE, name), { recursive: true, force: true });
+    if (name.startsWith(`${base}.tmp-`))
+      await rm(join(VENDOR_CACHE, name), { recursive: true, force: true });
   }
   await mkdir(scratch, { recursive: true });
   // A package.json of its own keeps npm from treating the repository as the project to modify.

@@ -8,28 +8,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanionUnavailable } from '../support/companion';
+import { describe, expect, it } from 'vitest';
 import { isAnthropicAgentRequest, startAnthropicStub } from '../support/model-stubs/anthropic-stub';
 import { isChatAgentRequest, startChatStub } from '../support/model-stubs/openai-chat-stub';
 import {
   isResponsesAgentRequest,
   startResponsesStub,
 } from '../support/model-stubs/openai-responses-stub';
-import {
-  requestContains,
-  type RecordedRequest,
-  type StubServer,
-} from '../support/model-stubs/stub-server';
+import { requestContains, type RecordedRequest } from '../support/model-stubs/stub-server';
 import { describeRun, makeTempHome, removeTempDir } from '../support/run-vendor';
 import {
   HOOK_TOKEN_ENV,
   isInstructionEvent,
   nextAgentRequest,
-  openSteeringRig,
   startHeldSession,
-  type SteeringRig,
 } from '../support/steering-rig';
+import { useSteeringRig } from '../support/use-steering-rig';
 import { ensureVendorCli, type CliVendor } from '../support/vendor-clis';
 
 interface PickupCase {
@@ -67,29 +61,12 @@ const CASES: readonly PickupCase[] = [
 ];
 
 describe('the real CLIs pick up what the installer wrote', () => {
-  let rig: SteeringRig | undefined;
-  let pending: string | undefined;
-  const stubs: StubServer[] = [];
-
-  beforeAll(async () => {
-    try {
-      rig = await openSteeringRig('claude-code');
-    } catch (error) {
-      if (!(error instanceof CompanionUnavailable)) throw error;
-      pending = error.message;
-    }
-  });
-
-  afterAll(async () => {
-    for (const stub of stubs) await stub.close();
-    await rig?.close();
-  });
+  const h = useSteeringRig('claude-code');
 
   for (const c of CASES) {
     const label = `${c.vendor} (${c.transport ?? 'default'} transport)`;
     it(`${label}: hooks reach the daemon and an instruction is delivered`, async (ctx) => {
-      if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-      const r = rig;
+      const r = h.rig(ctx);
       await ensureVendorCli(c.vendor);
       const home = await makeTempHome(`aep-install-${c.vendor}-`);
       const userEnv = { HOME: home, CODEX_HOME: join(home, '.codex') };
@@ -109,8 +86,7 @@ describe('the real CLIs pick up what the installer wrote', () => {
       }
       expect(installed.code, `${installed.stdout}\n${installed.stderr}`).toBe(0);
 
-      const stub = await c.startStub();
-      stubs.push(stub);
+      const stub = h.track(await c.startStub());
       // HTTP hooks name the token variable; the user exports it as the installer says. Commands need nothing.
       const env: Record<string, string> =
         c.vendor === 'codex' || c.transport === 'command'

@@ -6,47 +6,27 @@
  * A session that ends with the instruction still queued drops it on SessionEnd.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanionUnavailable } from '../support/companion';
+import { describe, expect, it } from 'vitest';
 import { isAnthropicAgentRequest, startAnthropicStub } from '../support/model-stubs/anthropic-stub';
-import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
+import { requestContains } from '../support/model-stubs/stub-server';
 import { describeRun } from '../support/run-vendor';
 import {
   auditRowsFor,
   isInstructionEvent,
   nextAgentRequest,
-  openSteeringRig,
   startHeldSession,
-  type SteeringRig,
 } from '../support/steering-rig';
+import { useSteeringRig } from '../support/use-steering-rig';
 import { HOOK_MOMENTS, supportsHttpHook, vendorHooks } from '../support/vendor-hook-config';
 
 const VENDOR = 'claude-code';
 
 describe('Claude Code: steering end to end with the real CLI', () => {
-  let rig: SteeringRig | undefined;
-  let pending: string | undefined;
-  const stubs: StubServer[] = [];
-
-  beforeAll(async () => {
-    try {
-      rig = await openSteeringRig(VENDOR);
-    } catch (error) {
-      if (!(error instanceof CompanionUnavailable)) throw error;
-      pending = error.message;
-    }
-  });
-
-  afterAll(async () => {
-    for (const stub of stubs) await stub.close();
-    await rig?.close();
-  });
+  const h = useSteeringRig(VENDOR);
 
   it('delivers an instruction sent mid-session into the next model request, cause-linked and audited', async (ctx) => {
-    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-    const r = rig;
-    const stub = await startAnthropicStub();
-    stubs.push(stub);
+    const r = h.rig(ctx);
+    const stub = h.track(await startAnthropicStub());
     const hooks = vendorHooks(
       VENDOR,
       (moment) => (supportsHttpHook(VENDOR, moment) ? r.httpHook(VENDOR) : r.shimHook(VENDOR)),
@@ -82,11 +62,9 @@ describe('Claude Code: steering end to end with the real CLI', () => {
   });
 
   it('drops an instruction still queued when the session ends (SessionEnd)', async (ctx) => {
-    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-    const r = rig;
+    const r = h.rig(ctx);
     // One text answer and no context-carrying moment registered after the start: nothing can deliver.
-    const stub = await startAnthropicStub([{ text: 'All done.' }]);
-    stubs.push(stub);
+    const stub = h.track(await startAnthropicStub([{ text: 'All done.' }]));
     const hooks = vendorHooks(
       VENDOR,
       (moment) => (moment === 'SessionStart' ? r.shimHook(VENDOR) : r.httpHook(VENDOR)),

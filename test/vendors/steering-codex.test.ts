@@ -6,50 +6,30 @@
  * left queued is dropped by the idle expiry (`session-idle`).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompanionUnavailable } from '../support/companion';
+import { describe, expect, it } from 'vitest';
 import {
   isResponsesAgentRequest,
   startResponsesStub,
 } from '../support/model-stubs/openai-responses-stub';
-import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
+import { requestContains } from '../support/model-stubs/stub-server';
 import { describeRun } from '../support/run-vendor';
 import {
   auditRowsFor,
   isInstructionEvent,
   nextAgentRequest,
-  openSteeringRig,
   startHeldSession,
-  type SteeringRig,
 } from '../support/steering-rig';
+import { useSteeringRig } from '../support/use-steering-rig';
 import { HOOK_MOMENTS, vendorHooks } from '../support/vendor-hook-config';
 
 const VENDOR = 'codex';
 
 describe('Codex: steering end to end with the real CLI', () => {
-  let rig: SteeringRig | undefined;
-  let pending: string | undefined;
-  const stubs: StubServer[] = [];
-
-  beforeAll(async () => {
-    try {
-      rig = await openSteeringRig(VENDOR);
-    } catch (error) {
-      if (!(error instanceof CompanionUnavailable)) throw error;
-      pending = error.message;
-    }
-  });
-
-  afterAll(async () => {
-    for (const stub of stubs) await stub.close();
-    await rig?.close();
-  });
+  const h = useSteeringRig(VENDOR);
 
   it('delivers an instruction sent mid-session into the next model request, cause-linked and audited', async (ctx) => {
-    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-    const r = rig;
-    const stub = await startResponsesStub();
-    stubs.push(stub);
+    const r = h.rig(ctx);
+    const stub = h.track(await startResponsesStub());
     const hooks = vendorHooks(VENDOR, () => r.shimHook(VENDOR), HOOK_MOMENTS[VENDOR]);
     const live = await startHeldSession(r, VENDOR, stub, isResponsesAgentRequest, hooks);
     const text = `Operator note ${randomUUID()}: keep answers short.`;
@@ -79,14 +59,16 @@ describe('Codex: steering end to end with the real CLI', () => {
       expect.arrayContaining(['instruct.command', 'instruct.accepted', 'instruct.delivered']),
     );
   });
+});
+
+describe('Codex: a queued instruction with no session end to ride', () => {
+  // Read at start, so the rig restarts the daemon with it: the idle sweep then runs every ~1.25 s.
+  const h = useSteeringRig(VENDOR, { settings: { 'steering.idleExpiryMs': 5_000 } });
 
   it('drops an instruction left queued after the session goes idle (no session-end moment)', async (ctx) => {
-    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-    const r = rig;
-    await r.companion.api('PATCH', '/api/settings', { 'steering.idleExpiryMs': 1_000 });
+    const r = h.rig(ctx);
     // One text answer and only SessionStart registered: no hook can deliver after the instruction.
-    const stub = await startResponsesStub([{ text: 'All done.' }]);
-    stubs.push(stub);
+    const stub = h.track(await startResponsesStub([{ text: 'All done.' }]));
     const hooks = vendorHooks(VENDOR, () => r.shimHook(VENDOR), ['SessionStart']);
     const live = await startHeldSession(r, VENDOR, stub, isResponsesAgentRequest, hooks);
     const text = `Operator note ${randomUUID()}: this one arrives too late.`;
@@ -95,7 +77,6 @@ describe('Codex: steering end to end with the real CLI', () => {
 
     const result = await live.finish();
     expect(result.code, describeRun(result)).toBe(0);
-    // The idle sweep runs at most a minute apart; the bound leaves room for one full period.
     const dropped = await r.socket.waitForEvent(
       isInstructionEvent(VENDOR, 'dropped', id),
       'instruction.dropped',

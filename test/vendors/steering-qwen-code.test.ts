@@ -7,48 +7,28 @@
  * instruction still queued.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AcpClient } from '../support/acp-client';
-import { CompanionUnavailable } from '../support/companion';
 import { isChatAgentRequest, startChatStub } from '../support/model-stubs/openai-chat-stub';
-import { requestContains, type StubServer } from '../support/model-stubs/stub-server';
+import { requestContains } from '../support/model-stubs/stub-server';
 import { describeRun } from '../support/run-vendor';
 import {
   auditRowsFor,
   isInstructionEvent,
   nextAgentRequest,
-  openSteeringRig,
   startHeldSession,
-  type SteeringRig,
 } from '../support/steering-rig';
+import { useSteeringRig } from '../support/use-steering-rig';
 import { HOOK_MOMENTS, vendorHooks } from '../support/vendor-hook-config';
 
 const VENDOR = 'qwen-code';
 
 describe('Qwen Code: steering end to end with the real CLI', () => {
-  let rig: SteeringRig | undefined;
-  let pending: string | undefined;
-  const stubs: StubServer[] = [];
-
-  beforeAll(async () => {
-    try {
-      rig = await openSteeringRig(VENDOR);
-    } catch (error) {
-      if (!(error instanceof CompanionUnavailable)) throw error;
-      pending = error.message;
-    }
-  });
-
-  afterAll(async () => {
-    for (const stub of stubs) await stub.close();
-    await rig?.close();
-  });
+  const h = useSteeringRig(VENDOR);
 
   it('delivers an instruction sent mid-session into the next model request, cause-linked and audited', async (ctx) => {
-    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-    const r = rig;
-    const stub = await startChatStub();
-    stubs.push(stub);
+    const r = h.rig(ctx);
+    const stub = h.track(await startChatStub());
     const hooks = vendorHooks(VENDOR, () => r.httpHook(VENDOR), HOOK_MOMENTS[VENDOR]);
     const live = await startHeldSession(r, VENDOR, stub, isChatAgentRequest, hooks);
     const text = `Operator note ${randomUUID()}: keep answers short.`;
@@ -83,11 +63,9 @@ describe('Qwen Code: steering end to end with the real CLI', () => {
   });
 
   it('drops an instruction still queued when the session ends (SessionEnd, ACP mode)', async (ctx) => {
-    if (!rig) return ctx.skip(`daemon pending: ${pending}`);
-    const r = rig;
+    const r = h.rig(ctx);
     // One text answer and no context-carrying moment registered after the start: nothing can deliver.
-    const stub = await startChatStub([{ text: 'All done.' }]);
-    stubs.push(stub);
+    const stub = h.track(await startChatStub([{ text: 'All done.' }]));
     const hooks = vendorHooks(VENDOR, () => r.httpHook(VENDOR), ['SessionStart', 'SessionEnd']);
     let acp: AcpClient | undefined;
     let turn: Promise<string> | undefined;

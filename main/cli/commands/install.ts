@@ -54,10 +54,12 @@ export function installerHostFromProcess(): InstallerHost {
 
 /** The installer environment of a CLI command over one data directory. */
 export function installerEnvFromProcess(dataDir: string, surface: Surface = 'cli'): InstallerEnv {
+  // Hook commands name the launcher by absolute path: a relative --data-dir would break them.
+  const absolute = resolve(dataDir);
   return {
     ...installerHostFromProcess(),
-    dataDir,
-    daemonUrl: daemonUrl(dataDir),
+    dataDir: absolute,
+    daemonUrl: daemonUrl(absolute),
     actor: 'operator',
     surface,
   };

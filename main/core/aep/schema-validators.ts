@@ -1,5 +1,5 @@
 /** Compiled ajv (JSON Schema 2020-12) validators for the envelope and the payload schemas, built once, lazily. */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import envelopeSchema from '../../../resources/aep/schemas/aep-event.schema.json';
 import { isRfc3339DateTime } from './rfc3339';

@@ -1,5 +1,5 @@
 /** Event validation: the AEP JSON Schemas plus the rules they cannot express (AEP-0001 §5–§8, AEP-0002 §7.1). */
-import type { ErrorObject } from 'ajv/dist/2020';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { err, ok, type Result } from '../../../common/result';
 import { captureViolation } from './capture-honor';

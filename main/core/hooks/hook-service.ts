@@ -84,7 +84,8 @@ export class HookService {
         return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, signal) };
       }
 
-      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call)) {
+      // A vendor that already hung up would never read the reply: nothing is handed over then.
+      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !signal?.aborted) {
         const text = engine.deliver(vendor, call.session, call.moment);
         if (text !== null) {
           const reply = adapter.steeringReply(call, text);

@@ -7,4 +7,5 @@ export type InstallerErrorCode =
   | 'missing-project'
   | 'write-failed'
   | 'corrupt-manifest'
-  | 'unsupported-transport';
+  | 'unsupported-transport'
+  | 'busy';

@@ -59,6 +59,7 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
   const doctorDone = vendors.every((v) => findings[v]?.state === 'ok' || findings[v]?.state === 'error');
   const [baseline, setBaseline] = useState<Partial<Record<VendorId, string>> | null>(null);
   const grouped = useMemo(() => groupFindings(findings, vendors), [findings, vendors]);
+  const failures = grouped.general.filter((f) => !f.ok).length + [...grouped.own.values()].flat().filter((f) => !f.ok).length;
 
   useEffect(() => {
     if (!doctorDone) {
@@ -85,7 +86,18 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
   return (
     <>
       <h2 className="wz-title">Check the connection</h2>
-      <h3 className="section-title wz-subtitle">Doctor</h3>
+      <h3 className="section-title wz-subtitle">
+        Doctor
+        {doctorDone ? (
+          failures ? (
+            <Badge tone="warn">
+              {failures} {failures === 1 ? 'finding needs' : 'findings need'} attention
+            </Badge>
+          ) : (
+            <Badge tone="ok">all checks passed</Badge>
+          )
+        ) : null}
+      </h3>
       {!doctorDone ? <p className="muted">Sending a test hook through each installed entry…</p> : null}
       <ul className="wz-findings" aria-label="Doctor findings">
         {grouped.general.map((f) => (

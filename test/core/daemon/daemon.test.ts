@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonStartError, startDaemon } from '../../../main/core/daemon';
 import type { DaemonContext } from '../../../main/core/daemon-context';
 import { sendJson } from '../../../main/core/server/http-util';
-import { http, startTestDaemon, type TestDaemon } from '../relay/harness';
+import { http, makeEvent, startTestDaemon, WsClient, type TestDaemon } from '../relay/harness';
 
 let d: TestDaemon | undefined;
 const dirs: string[] = [];
@@ -45,6 +45,26 @@ describe('startDaemon', () => {
     expect((await http(d.url, { path: '/hooks/b' })).status).toBe(401);
     await d.close();
     expect(order).toEqual(['start a', 'start b', 'stop b', 'stop a']);
+  });
+
+  it('lets features emit on the way out: their last events reach consumers before the closing frame', async () => {
+    const farewell = makeEvent({ session: 'bye', type: 'session.ended' });
+    d = await startTestDaemon({
+      features: [
+        (ctx) => {
+          const link = ctx.relay.attachEmitter({ agent: 'tester', instance: 'f' });
+          return () => link.emit(farewell);
+        },
+      ],
+    });
+    const c = await WsClient.hello(d.url, d.tokens.operator);
+    c.send({ type: 'subscribe', id: 's' });
+    await c.next((f) => f.type === 'subscribed');
+    await d.close();
+    await c.untilClosed();
+    const types = c.frames.map((f) => f.type);
+    expect(types.indexOf('session.ended')).toBeGreaterThan(-1);
+    expect(types.indexOf('session.ended')).toBeLessThan(types.indexOf('closing'));
   });
 
   it('stores --max-events-per-session as the retention setting and advertises it', async () => {

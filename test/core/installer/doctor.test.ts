@@ -79,6 +79,31 @@ describe('doctor', () => {
     expect(daemon.hooks.find((h) => h.vendor === 'hermes')?.query).toEqual({ instruct: '1' });
   });
 
+  it('works when the data directory path has spaces and quotes (macOS Application Support)', async () => {
+    const dataDir = join(t.root, 'Application Support', "it's here");
+    const env = { ...t.env, dataDir };
+    await put(join(dataDir, 'hook-token'), TOKEN);
+    await put(join(dataDir, 'daemon.json'), JSON.stringify({ url: daemon.url }));
+    for (const vendor of ['claude-code', 'codex', 'hermes'] as const) {
+      const transport = vendor === 'claude-code' ? 'command' : undefined;
+      unwrap(
+        await applyInstall(
+          {
+            vendor,
+            scope: 'user',
+            instruct: true,
+            permissions: false,
+            ...(transport ? { transport } : {}),
+          },
+          env,
+        ),
+      );
+    }
+    const findings = await runDoctor({}, env);
+    expect(findings.filter((f) => !f.ok)).toEqual([]);
+    expect(daemon.hooks.map((h) => h.vendor).sort()).toEqual(['claude-code', 'codex', 'hermes']);
+  });
+
   it('checks only the vendor asked for', async () => {
     unwrap(
       await applyInstall(
