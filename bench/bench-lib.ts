@@ -22,16 +22,22 @@ export interface BenchDaemon {
   readonly child: ChildProcess;
   /** Resident set size of the daemon process in MiB (Linux /proc, else ps). */
   rssMiB(): number;
-  stop(): Promise<void>;
+  /** Stops the daemon (SIGTERM, drained) and removes its directory unless `keep`. */
+  stop(options?: { keep?: boolean }): Promise<void>;
+  /** Removes the temp directory (after a `stop({ keep: true })`). */
+  remove(): void;
 }
 
-/** Starts `aep-companion serve --port 0` from source on a fresh temp directory. */
+/**
+ * Starts `aep-companion serve --port 0` on a fresh temp directory, from the bundled CLI (what
+ * users run; scripts/bench.mjs builds it first), so the figures carry no TypeScript loader.
+ */
 export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
   const dataDir = join(dir, 'data');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(root, 'test/core/serve/serve-entry.ts'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    [join(root, 'bin/aep-companion.mjs'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -60,18 +66,31 @@ export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchD
         return NaN;
       }
     },
-    stop: async () => {
-      child.kill('SIGTERM');
+    stop: async (options = {}) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.keep) rmSync(dir, { recursive: true, force: true });
     },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-/** POSTs an NDJSON body; resolves with the status. */
-export function postNdjson(url: string, token: string, body: string): Promise<number> {
+/**
+ * POSTs an NDJSON body; resolves with the status. A pooled socket the server closed while idle is
+ * retried once on a fresh one (the events carry their ids, so a retry is idempotent).
+ */
+export async function postNdjson(url: string, token: string, body: string): Promise<number> {
+  try {
+    return await postOnce(url, token, body);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET') throw e;
+    return postOnce(url, token, body);
+  }
+}
+
+function postOnce(url: string, token: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/events`,

@@ -19,6 +19,13 @@ if (files.length === 0) {
   process.exit(2);
 }
 
+// The sections run the daemon from the bundled CLI: build it from the current sources first.
+const built = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) {
+  process.stderr.write('bench: building the CLI failed\n');
+  process.exit(1);
+}
+
 const results = [];
 let failed = false;
 for (const file of files) {

@@ -46,6 +46,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1180, height: 900 }, colorScheme: 'light' });
   page = await context.newPage();
+  page.setDefaultTimeout(20_000);
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(daemon.consoleUrl);
 });
@@ -71,7 +72,9 @@ describe('setup wizard against serve with a temp HOME', () => {
     await next();
     await step('detect').waitFor();
     const rows = page.getByTestId('detect-row');
-    await rows.first().waitFor();
+    // Either the rows or the daemon's refusal; a refusal fails here with the daemon's own words.
+    await page.locator('[data-testid=detect-row], [data-testid=detect-error]').first().waitFor();
+    if (await page.getByTestId('detect-error').count()) throw new Error(`detection refused: ${await page.getByTestId('detect-error').innerText()}`);
     expect(await rows.count()).toBe(5);
     const claude = page.locator('[data-testid=detect-row][data-vendor=claude-code]');
     // The daemon's installer honoured the relocated CLAUDE_CONFIG_DIR of the serve process.

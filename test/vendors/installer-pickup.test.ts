@@ -15,7 +15,11 @@ import {
   isResponsesAgentRequest,
   startResponsesStub,
 } from '../support/model-stubs/openai-responses-stub';
-import { requestContains, type RecordedRequest } from '../support/model-stubs/stub-server';
+import {
+  requestContains,
+  type RecordedRequest,
+  type StubServer,
+} from '../support/model-stubs/stub-server';
 import { describeRun, makeTempHome, removeTempDir } from '../support/run-vendor';
 import {
   HOOK_TOKEN_ENV,

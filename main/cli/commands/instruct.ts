@@ -4,7 +4,7 @@
  * consumer, find the session's steering verb in the roster, subscribe to events caused by the
  * command, send it (with `surface: "cli"`), then wait for the ack (and, with --wait, the outcome).
  * Exit codes: 0 accepted (with --wait: delivered), 3 rejected, 4 no ack in the window, 5 dropped
- * (with --wait), 2 usage, 1 cannot reach the daemon.
+ * (with --wait), 2 usage, 1 cannot reach the daemon (or lost it before the outcome).
  */
 import { WebSocket } from 'ws';
 import { AEP_VERSION } from '../../../common/aep/envelope';
@@ -64,8 +64,15 @@ export function sendInstruction(req: InstructRequest): Promise<InstructOutcome> 
       const window = req.ackWindowMs ?? ACK_WINDOW_MS;
       timer = setTimeout(() => finish(EXIT.noAck, `no acknowledgement within ${window} ms`), window);
     };
-    ws.on('error', (e) => finish(acked ? EXIT.noAck : EXIT.unreachable, `cannot reach the daemon at ${req.url}: ${e.message}`));
-    ws.on('close', () => finish(acked ? EXIT.noAck : EXIT.unreachable, 'the daemon closed the connection'));
+    // Losing the connection: before the command went out the daemon was unreachable; after it, the
+    // ack never came (4); after the ack, the outcome is unknown (1).
+    const lost = (why: string): void => {
+      if (acked) finish(EXIT.unreachable, `accepted, but the connection was lost before the outcome (${why})`);
+      else if (pendingType !== '' && timer !== undefined) finish(EXIT.noAck, `no acknowledgement: the connection was lost (${why})`);
+      else finish(EXIT.unreachable, `cannot reach the daemon at ${req.url}: ${why}`);
+    };
+    ws.on('error', (e) => lost(e.message));
+    ws.on('close', () => lost('closed by the daemon'));
     ws.on('open', () => {
       ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role: 'consumer', identity: { agent: 'aep-companion-cli' } }));
     });

@@ -107,6 +107,7 @@ const STATUS: Readonly<Record<InstallerErrorCode, number>> = {
   'unsupported-transport': 400,
   'missing-project': 400,
   'write-failed': 500,
+  busy: 409,
 };
 
 function refusal(error: { code: InstallerErrorCode; message: string }): ApiReply {

@@ -17,12 +17,6 @@ export const ACK_WINDOW_MS = 10_000;
 /** Correlation keys remembered per session for cause links; older ones fall off first. */
 const MAX_CAUSE_KEYS = 2_000;
 
-interface Outgoing {
-  readonly events: readonly AepEvent[];
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-
 interface SessionSeq {
   seq: number;
   mapping: MappingState;
@@ -43,7 +37,6 @@ export interface Declaration {
 export class VendorEmitter implements VendorChannel {
   private readonly sessions = new Map<string, SessionSeq>();
   private readonly declared = new Map<string, string>();
-  private outbox: Outgoing[] = [];
 
   constructor(
     readonly vendor: VendorId,
@@ -110,32 +103,9 @@ export class VendorEmitter implements VendorChannel {
     });
   }
 
-  /**
-   * Queues stamped events and hands them to the relay in one batch per event-loop turn, after the
-   * current hook reply has been written: the vendor does not wait for validation and admission.
-   * Order is kept (one queue per vendor); the promise resolves after the batch is committed.
-   */
+  /** Hands stamped events to the relay (validated now, admitted in the store's next group commit). */
   send(events: readonly AepEvent[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      this.outbox.push({ events, resolve, reject });
-      if (this.outbox.length === 1) setImmediate(() => this.flushOutbox());
-    });
-  }
-
-  private flushOutbox(): void {
-    const batch = this.outbox;
-    this.outbox = [];
-    if (batch.length === 0) return;
-    const settle = (entry: Outgoing, p: Promise<void>): void => {
-      p.then(entry.resolve, entry.reject);
-    };
-    if (batch.length === 1) return settle(batch[0], this.link.emit(batch[0].events));
-    this.link.emit(batch.flatMap((b) => b.events)).then(
-      () => batch.forEach((b) => b.resolve()),
-      // One refused event must not take its neighbours down: send each entry on its own.
-      () => batch.forEach((b) => settle(b, this.link.emit(b.events))),
-    );
+    return events.length === 0 ? Promise.resolve() : this.link.emit(events);
   }
 
   /** Claims the session with the verbs it accepts now; a no-op when the declaration is unchanged. */

@@ -19,6 +19,7 @@ import {
   writeManifest,
   type ManifestFile,
 } from './manifest';
+import { withInstallerLock } from './installer-lock';
 import { computeInstall, type ComputedInstall } from './plan-install';
 import { shimFiles } from './shim-script';
 
@@ -44,7 +45,14 @@ async function baseOf(
 }
 
 /** Applies an install (re-planned now, so it acts on the files as they are) and returns the plan it applied. */
-export async function applyInstall(
+export function applyInstall(
+  options: InstallOptions,
+  env: InstallerEnv,
+): Promise<Result<InstallPlan, InstallerErrorCode>> {
+  return withInstallerLock(env, () => applyLocked(options, env));
+}
+
+async function applyLocked(
   options: InstallOptions,
   env: InstallerEnv,
 ): Promise<Result<InstallPlan, InstallerErrorCode>> {

@@ -41,7 +41,11 @@ export async function withInstallerLock<T>(
   const file = join(dir, '.lock');
   const deadline = Date.now() + WAIT_MS;
   while (!(await tryAcquire(file))) {
-    if (Date.now() > deadline) return err('busy', `another install or uninstall is running (${file}); try again in a moment`);
+    if (Date.now() > deadline)
+      return err(
+        'busy',
+        `another install or uninstall is running (${file}); try again in a moment`,
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   try {

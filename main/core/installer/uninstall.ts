@@ -24,6 +24,7 @@ import {
   type Manifest,
   type ManifestFile,
 } from './manifest';
+import { withInstallerLock } from './installer-lock';
 import { fileChange } from './plan-install';
 import { VENDOR_INSTALLERS } from './vendors';
 
@@ -139,7 +140,14 @@ async function removeEmptyDirs(dirs: readonly string[]): Promise<void> {
 }
 
 /** Removes our entries for one vendor and returns the plan it applied. */
-export async function uninstall(
+export function uninstall(
+  request: UninstallRequest,
+  env: InstallerEnv,
+): Promise<Result<InstallPlan, InstallerErrorCode>> {
+  return withInstallerLock(env, () => uninstallLocked(request, env));
+}
+
+async function uninstallLocked(
   request: UninstallRequest,
   env: InstallerEnv,
 ): Promise<Result<InstallPlan, InstallerErrorCode>> {

@@ -9,15 +9,15 @@ interface Corkable {
   uncork(): void;
 }
 
+const corked = new WeakSet<Corkable>();
+
 /** Corks `stream` until the end of the current turn (idempotent within a turn). */
 export function corkForTurn(stream: Corkable | undefined | null): void {
-  if (!stream) return;
-  const marked = stream as Corkable & { __aepCorked?: boolean };
-  if (marked.__aepCorked) return;
-  marked.__aepCorked = true;
+  if (!stream || corked.has(stream)) return;
+  corked.add(stream);
   stream.cork();
   process.nextTick(() => {
-    marked.__aepCorked = false;
+    corked.delete(stream);
     stream.uncork();
   });
 }

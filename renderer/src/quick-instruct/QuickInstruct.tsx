@@ -33,7 +33,8 @@ export function QuickInstruct({ session: asked }: QuickInstructProps) {
   useEffect(() => {
     if (chosen === null && fallback && rows.find((r) => r.summary.session === fallback)?.steerability.kind === 'ready') setChosen(fallback);
   }, [chosen, fallback, rows]);
-  const target = chosen ?? fallback;
+  // A session that ended (or a stale link) falls back to the default rather than a dead target.
+  const target = chosen && live.some((r) => r.summary.session === chosen) ? chosen : fallback;
   const row = rows.find((r) => r.summary.session === target);
   const steer = row?.steerability;
   const ready = steer?.kind === 'ready' && row?.summary.vendor != null;

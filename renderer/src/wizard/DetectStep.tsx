@@ -24,7 +24,7 @@ export function DetectStep({ detections, onRefresh, onBack, onNext }: { detectio
       <p className="wz-lead">What the companion found in your home directory and on your PATH. An agent does not need to be found to be set up: its config file is created if it is missing.</p>
       {detections.state === 'loading' || detections.state === 'idle' ? <p className="muted loading">Looking for agents…</p> : null}
       {detections.state === 'error' ? (
-        <div className="wz-alert wz-alert-bad" role="alert">
+        <div className="wz-alert wz-alert-bad" role="alert" data-testid="detect-error">
           <strong>The daemon could not look for agents.</strong> {detections.error}
         </div>
       ) : null}

@@ -142,7 +142,7 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
         })}
       </ul>
       {props.saveError ? <p className="error-text">Could not save: {props.saveError}</p> : null}
-      <StepFooter note={waiting ? 'You can finish now; sessions will appear in the console whenever they start.' : 'Everything is connected.'}>
+      <StepFooter note={waiting ? 'You can finish now; sessions will appear in the console whenever they start.' : 'Every chosen agent has reached the companion.'}>
         <button type="button" className="btn" onClick={props.onRerun} disabled={!doctorDone}>
           Run doctor again
         </button>

@@ -79,6 +79,11 @@ describe('aep-companion instruct', () => {
     expect(outcome.code).toBe(EXIT.unreachable);
   });
 
+  it('exits 1 when no daemon listens', async () => {
+    const outcome = await sendInstruction({ url: 'http://127.0.0.1:9', token: 't', session: 's1', text: 'hi', wait: false });
+    expect(outcome).toMatchObject({ code: EXIT.unreachable, commandId: null });
+  });
+
   it('exits 2 with usage for missing arguments', async () => {
     expect(await run(['only-session'])).toBe(EXIT.usage);
   });
