@@ -37,7 +37,7 @@ export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchD
   const dataDir = join(dir, 'data');
   const child = spawn(
     process.execPath,
-    [join(root, 'bin/aep-companion.mjs'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    [...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []), join(root, 'bin/aep-companion.mjs'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';

@@ -44,7 +44,7 @@ function rawSubscriber(port: number, token: string, onLatency: (ms: number) => v
     const socket = connect(port, '127.0.0.1');
     let upgraded = false;
     let head = '';
-    let carry = Buffer.alloc(0);
+    let carry: Buffer | null = null;
     socket.on('error', reject);
     socket.on('connect', () => {
       socket.write(
@@ -52,6 +52,46 @@ function rawSubscriber(port: number, token: string, onLatency: (ms: number) => v
           `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${token}\r\n\r\n`,
       );
     });
+    const ML = MARKER.length;
+    // Scans a chunk in place; only a timestamp cut by the chunk boundary is carried over.
+    const scan = (chunk: Buffer): void => {
+      const now = performance.now();
+      let from = 0;
+      if (carry !== null) {
+        const joint = Buffer.concat([carry, chunk.subarray(0, 40)]);
+        carry = null;
+        if (joint.indexOf(MARKER) === 0) {
+          let i = ML;
+          let value = 0;
+          while (i < joint.length && joint[i] >= 48 && joint[i] <= 57) value = value * 10 + (joint[i++] - 48);
+          if (i < joint.length) {
+            onLatency(now - value / 1000);
+            from = i - (joint.length - Math.min(40, chunk.length));
+          } else {
+            carry = Buffer.concat([joint.subarray(0, joint.length - Math.min(40, chunk.length)), chunk]);
+            return;
+          }
+        }
+      }
+      let at = chunk.indexOf(MARKER, from);
+      while (at !== -1) {
+        let i = at + ML;
+        let value = 0;
+        while (i < chunk.length && chunk[i] >= 48 && chunk[i] <= 57) value = value * 10 + (chunk[i++] - 48);
+        if (i >= chunk.length) {
+          carry = chunk.subarray(at);
+          return;
+        }
+        onLatency(now - value / 1000);
+        at = chunk.indexOf(MARKER, i);
+      }
+      for (let k = Math.min(ML - 1, chunk.length); k > 0; k--) {
+        if (chunk.subarray(chunk.length - k).equals(MARKER.subarray(0, k))) {
+          carry = chunk.subarray(chunk.length - k);
+          return;
+        }
+      }
+    };
     socket.on('data', (chunk: Buffer) => {
       if (!upgraded) {
         head += chunk.toString('latin1');
@@ -63,20 +103,7 @@ function rawSubscriber(port: number, token: string, onLatency: (ms: number) => v
         resolve(socket);
         chunk = Buffer.from(head.slice(end + 4), 'latin1');
       }
-      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-      const now = performance.now();
-      let at = data.indexOf(MARKER);
-      let consumed = 0;
-      while (at !== -1) {
-        let i = at + MARKER.length;
-        let value = 0;
-        while (i < data.length && data[i] >= 48 && data[i] <= 57) value = value * 10 + (data[i++] - 48);
-        if (i >= data.length) break; // the number may continue in the next chunk
-        onLatency(now - value / 1000);
-        consumed = i;
-        at = data.indexOf(MARKER, i);
-      }
-      carry = data.subarray(Math.max(consumed, data.length - 40));
+      scan(chunk);
     });
   });
 }

@@ -81,7 +81,8 @@ async function roundTrips(url: string, path: string, token: string, concurrency:
         const i = next++;
         const body = JSON.stringify({
           hook_event_name: i % 2 === 0 ? 'PreToolUse' : 'PostToolUse',
-          session_id: `${session}-${i % concurrency}`,
+          // A tool call's Pre and Post hooks belong to the same session, as they do in a real agent.
+          session_id: `${session}-${Math.floor(i / 2) % 16}`,
           cwd: '/work/project',
           tool_name: 'Bash',
           tool_input: { command: `echo ${i}` },

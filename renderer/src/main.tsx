@@ -2,7 +2,7 @@
 import { createRoot } from 'react-dom/client';
 import { StrictMode } from 'react';
 import { createApiClient } from './api/api-client';
-import { bridge, resolveConnection, storeToken } from './api/connection-info';
+import { resolveConnection, storeToken } from './api/connection-info';
 import { ConsoleStore } from './model/console-store';
 import { App } from './shell/App';
 import './wizard/register';
@@ -24,12 +24,6 @@ async function boot(): Promise<void> {
     baseUrl: connection.baseUrl,
     api,
     token: () => token,
-    onAttention: (event) => {
-      // A desktop notification for requests that arrive now, when the window is not in front.
-      const b = bridge();
-      if (!b || document.hasFocus() || Date.now() - Date.parse(event.time) > 30_000) return;
-      void b['notify:show']({ title: 'An agent needs your attention', body: String(event.data?.prompt ?? event.agent), route: '#/inbox' });
-    },
   });
   const services: ConsoleServices = {
     store,

@@ -37,6 +37,8 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return (await res.json()) as T;
 }
 
+/** A console address on the same document: the wizard-skip flag stays, so only the route changes. */
+const at = (hash: string): string => `${daemon.url}/?skipWizard=1${hash}`;
 const row = (session: string) => page.locator(`[data-testid=session-row][data-session="${session}"]`);
 
 beforeAll(async () => {
@@ -51,8 +53,12 @@ beforeAll(async () => {
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(m.text());
   });
+  page.on('response', (r) => {
+    if (r.status() >= 400) pageErrors.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
   socket = await installSocketSwitch(page);
-  await page.goto(daemon.consoleUrl);
+  // The first-run wizard has its own tests; these start from the console itself.
+  await page.goto(daemon.consoleUrl.replace('/#token=', '/?skipWizard=1#token='));
 });
 
 afterAll(async () => {
@@ -133,12 +139,20 @@ describe('console against the real daemon', () => {
     // The timeline shows the same instruction, settled from the stream.
     await page.locator('[data-testid=timeline-row][data-kind=instruction]', { hasText: 'delivered at PreToolUse' }).waitFor();
     await shootBothThemes(page, 'session-detail');
+    // The row opens its events verbatim: the command, its ack and its outcome.
+    await page.locator('[data-testid=timeline-row][data-kind=instruction]').click();
+    const detail = page.getByRole('region', { name: 'Event detail' });
+    await detail.waitFor();
+    expect(await detail.innerText()).toContain('x.claude-code.instruction.delivered');
+    await shootBothThemes(page, 'session-event-detail');
+    await page.keyboard.press('Escape');
+    expect(await detail.count()).toBe(0);
   });
 
   test('an instruction still queued when its session ends is dropped, with the reason', async () => {
     await b.start();
     await b.prompt('Fix the broken links in the guide');
-    await page.goto(`${daemon.url}/#/sessions/${beta.id}`);
+    await page.goto(at(`#/sessions/${beta.id}`));
     await page.locator('[data-testid=steerability][data-kind=ready]').waitFor();
     await page.getByTestId('composer').fill('Skip the changelog; it is generated.');
     await page.getByTestId('composer-send').click();
@@ -154,7 +168,7 @@ describe('console against the real daemon', () => {
   test('a permission prompt answered Allow from the inbox reaches the held hook reply', async () => {
     await a.prompt('Clean the build folder');
     const held = a.permission('rm -rf build/');
-    await page.goto(`${daemon.url}/#/inbox`);
+    await page.goto(at('#/inbox'));
     await page.getByTestId('inbox-count').waitFor();
     expect(await page.getByTestId('inbox-count').innerText()).toBe('1');
     const card = page.locator('[data-testid=attention-card][data-state=open]');
@@ -169,7 +183,7 @@ describe('console against the real daemon', () => {
   });
 
   test('the audit view lists those actions and exports them as JSONL and CSV', async () => {
-    await page.goto(`${daemon.url}/#/audit`);
+    await page.goto(at('#/audit'));
     await page.locator('[data-testid=audit-row]').first().waitFor();
     const actions = await page.locator('[data-testid=audit-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
     for (const expected of ['steering.enabled', 'steering.disabled', 'instruct.delivered', 'instruct.dropped']) {
@@ -199,7 +213,7 @@ describe('console against the real daemon', () => {
   test('a dropped connection shows a banner and resumes without duplicates or gaps', async () => {
     // Tool arguments are content: raise the capture ceiling so the timeline can name each call.
     await api('PATCH', '/api/settings', { 'capture.ceiling': 'redacted' });
-    await page.goto(`${daemon.url}/#/sessions/${alpha.id}`);
+    await page.goto(at(`#/sessions/${alpha.id}`));
     await a.bash('echo before-1');
     await page.locator('[data-testid=timeline-row]', { hasText: 'echo before-1' }).waitFor();
     const opened = socket.opened();
@@ -211,7 +225,8 @@ describe('console against the real daemon', () => {
     for (const command of missed) await a.bash(command);
 
     socket.restore();
-    await page.getByRole('button', { name: 'Retry now' }).click();
+    // Skip the rest of the backoff wait when the banner is still up (it may already have reconnected).
+    await page.evaluate(() => document.querySelector<HTMLButtonElement>('[data-testid=disconnected-banner] button')?.click());
     await page.locator('[data-testid=connection-state][data-phase=open]').waitFor();
     expect(socket.opened()).toBeGreaterThan(opened);
     await a.bash('echo after-1');
@@ -231,7 +246,7 @@ describe('console against the real daemon', () => {
   });
 
   test('settings show the daemon values and theme changes apply at once', async () => {
-    await page.goto(`${daemon.url}/#/settings`);
+    await page.goto(at('#/settings'));
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     expect(await page.getByLabel('Capture ceiling').inputValue()).toBe('redacted');
     await shootBothThemes(page, 'settings');
@@ -240,6 +255,23 @@ describe('console against the real daemon', () => {
     expect((await api<Record<string, unknown>>('GET', '/api/settings'))['ui.theme']).toBe('dark');
     await page.getByRole('radio', { name: 'System' }).click();
     await page.waitForFunction(() => !document.documentElement.hasAttribute('data-theme'));
+  });
+
+  test('rotating the operator token keeps this console working and locks the old token out', async () => {
+    await page.goto(at('#/settings'));
+    await page.getByRole('button', { name: 'Rotate…' }).first().click();
+    await page.getByRole('dialog', { name: 'Rotate the operator token?' }).getByRole('button', { name: 'Rotate' }).click();
+    await page.getByText('The operator token was replaced.').waitFor();
+    const stored = await page.evaluate(() => sessionStorage.getItem('aep-companion.operator-token'));
+    expect(stored).not.toBe(daemon.operatorToken);
+    const old = await fetch(`${daemon.url}/api/status`, { headers: { authorization: `Bearer ${daemon.operatorToken}` } });
+    expect(old.status).toBe(401);
+    // The live socket re-opened with the new token, and the stream still flows.
+    await page.locator('[data-testid=connection-state][data-phase=open]').waitFor();
+    await a.bash('echo after-rotation');
+    await page.goto(at(`#/sessions/${alpha.id}`));
+    await page.locator('[data-testid=timeline-row]', { hasText: 'echo after-rotation' }).waitFor();
+    expect(await page.getByTestId('token-refused-banner').count()).toBe(0);
   });
 
   test('the page logged no errors (script, CSP or failed loads)', () => {

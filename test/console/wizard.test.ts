@@ -84,26 +84,54 @@ describe('setup wizard against serve with a temp HOME', () => {
     await shootBothThemes(page, 'wizard-2-detect');
   });
 
-  test('choose Claude Code for all projects, and opt it in to steering', async () => {
+  test('choose Claude Code and Codex for all projects, and opt them in to steering', async () => {
     await next();
     await step('choose').waitFor();
     // Nothing was found in the empty home, so nothing is preselected and Next waits for a choice.
     expect(await page.getByTestId('wizard-next').isDisabled()).toBe(true);
     await page.getByTestId('choose-claude-code').check();
+    await page.getByTestId('choose-codex').check();
     expect(await page.getByTestId('wizard-next').isEnabled()).toBe(true);
     await shootBothThemes(page, 'wizard-3-choose');
     await next();
     await step('steering').waitFor();
-    expect(await page.locator('[data-testid=steering-row]').count()).toBe(1);
+    expect(await page.locator('[data-testid=steering-row]').count()).toBe(2);
     expect(await step('steering').innerText()).toContain('It stays off until you turn it on.');
     expect(await page.getByTestId('wizard-killswitch').getAttribute('data-state')).toBe('off');
     await page.getByTestId('instruct-claude-code').check();
+    await page.getByTestId('instruct-codex').check();
     await shootBothThemes(page, 'wizard-4-steering');
+  });
+
+  test('the preview says before applying that Codex will ask to trust its hooks again', async () => {
+    await next();
+    await step('preview').waitFor();
+    const codex = page.locator('[data-testid=plan][data-vendor=codex][data-state=ok]');
+    await codex.waitFor();
+    await page.locator('[data-testid=plan][data-vendor=claude-code][data-state=ok]').waitFor();
+    await shootBothThemes(page, 'wizard-5-preview-two');
+    await codex.getByTestId('retrust').scrollIntoViewIfNeeded();
+    expect(await codex.getByTestId('retrust').innerText()).toContain('Codex CLI will ask you to trust its hooks again.');
+    await page.locator('[data-testid=plan][data-vendor=claude-code][data-state=ok]').waitFor();
+    expect(await page.locator('[data-testid=plan][data-vendor=claude-code] [data-testid=retrust]').count()).toBe(0);
+    await shootBothThemes(page, 'wizard-5-preview-retrust');
+    expect(existsSync(join(daemon.home, '.codex', 'hooks.json'))).toBe(false);
+
+    // Back to the choice: only Claude Code this time.
+    await page.getByRole('button', { name: '← Back' }).click();
+    await step('steering').waitFor();
+    await page.getByRole('button', { name: '← Back' }).click();
+    await step('choose').waitFor();
+    await page.getByTestId('choose-codex').uncheck();
+    await next();
+    await step('steering').waitFor();
+    expect(await page.getByTestId('instruct-claude-code').isChecked()).toBe(true);
   });
 
   test('the preview shows the hook entries as a diff, and nothing is written yet', async () => {
     await next();
     await step('preview').waitFor();
+    expect(await page.locator('[data-testid=plan]').count()).toBe(1);
     const plan = page.locator('[data-testid=plan][data-vendor=claude-code][data-state=ok]');
     await plan.waitFor();
     const diff = plan.locator(`[data-testid=diff][data-path="${claudeSettings()}"]`);
@@ -116,6 +144,7 @@ describe('setup wizard against serve with a temp HOME', () => {
     expect(text).not.toContain(daemon.hookToken);
     expect(await plan.getByTestId('plan-warnings').innerText()).toContain('AEP_HOOK_TOKEN');
     expect(existsSync(claudeSettings())).toBe(false);
+    await page.evaluate(() => document.getElementById('main')?.scrollTo(0, 0));
     await shootBothThemes(page, 'wizard-5-preview');
   });
 
@@ -168,6 +197,31 @@ describe('setup wizard against serve with a temp HOME', () => {
     expect(await page.locator('html').getAttribute('data-first-run')).toBe('not-needed');
     await page.locator('[data-testid=session-row]').first().waitFor();
     expect(new URL(page.url()).hash).toBe('#/sessions');
+  });
+
+  test('setup runs again from Settings, and detection shows what is installed', async () => {
+    await page.goto(`${daemon.url}/#/settings`);
+    await page.getByTestId('settings-run-setup').click();
+    await step('welcome').waitFor();
+    expect(await page.getByRole('heading', { name: 'Run setup again' }).isVisible()).toBe(true);
+    await next();
+    const claude = page.locator('[data-testid=detect-row][data-vendor=claude-code]');
+    await claude.waitFor();
+    expect(await claude.getAttribute('data-installed')).toBe('yes');
+    expect(await claude.innerText()).toContain('installed · steerable');
+    expect(await page.locator('[data-testid=detect-row][data-vendor=codex]').getAttribute('data-installed')).toBe('no');
+    await shootBothThemes(page, 'wizard-rerun-detect');
+  });
+
+  test('skipping the wizard also records setup as finished', async () => {
+    await api('PATCH', '/api/settings', { 'setup.completedAt': null });
+    // A new window load: the first-run check runs once per load.
+    await page.goto(`${daemon.url}/#/sessions`);
+    await page.reload();
+    await step('welcome').waitFor();
+    await page.getByTestId('wizard-skip').click();
+    await page.waitForURL(/#\/sessions$/);
+    expect((await api<Settings>('GET', '/api/settings'))['setup.completedAt']).not.toBeNull();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -31,23 +31,27 @@ export interface CompanionCli {
 export async function buildCompanionCli(): Promise<CompanionCli> {
   const dir = join(REPO, '.cache', 'vendor-tests', `cli-${process.pid}-${Date.now()}`);
   await mkdir(dir, { recursive: true });
-  await build({
-    absWorkingDir: REPO,
-    entryPoints: ['main/cli/index.ts'],
-    outdir: dir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    // Same options as scripts/build-cli.mjs (which writes only to out/cli): keep the two in step.
-    alias: { 'ajv/dist/2020': 'ajv/dist/2020.js' },
-    logLevel: 'error',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
-  });
+  try {
+    await build({
+      absWorkingDir: REPO,
+      entryPoints: ['main/cli/index.ts'],
+      outdir: dir,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      // Same options as scripts/build-cli.mjs (which writes only to out/cli): keep the two in step.
+      packages: 'external',
+      logLevel: 'error',
+      banner: {
+        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+      },
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   const entry = join(dir, 'aep-companion.mjs');
   await writeFile(
     entry,

@@ -235,3 +235,30 @@ describe(`codex@${VENDOR_PACKAGES.codex.version} without the hook-trust bypass`,
     }
   });
 });
+
+describe(`claude-code@${VENDOR_PACKAGES['claude-code'].version} HTTP hook on SessionStart`, () => {
+  it('is not run (Claude Code runs only command hooks there), while the same hook on UserPromptSubmit is', async () => {
+    await ensureVendorCli('claude-code');
+    const stub = await startAnthropicStub([{ text: 'All done.' }]);
+    const receiver = await new HookReceiver().start();
+    const home = await makeTempHome('aep-harness-cc-http-start-');
+    try {
+      // Written by hand: vendorHooks refuses this shape because it never runs.
+      const http = { type: 'http', url: receiver.urlFor('claude-code'), timeout: 30 };
+      const hooks = { SessionStart: [{ hooks: [http] }], UserPromptSubmit: [{ hooks: [http] }] };
+      const result = await runVendor({
+        vendor: 'claude-code',
+        prompt: 'Say hi.',
+        stubUrl: stub.url,
+        home,
+        hooks,
+      });
+      expect(result.code, describeRun(result)).toBe(0);
+      expect(receiver.moments()).toEqual(['UserPromptSubmit']);
+    } finally {
+      await stub.close();
+      await receiver.close();
+      await removeTempDir(home);
+    }
+  });
+});

@@ -4,8 +4,7 @@
  * construction: whatever goes wrong (daemon down, slow, refusing), it prints `{}` and exits 0 well
  * inside the vendor's hook timeout. It imports nothing of the daemon: it is timed against `node -e 0`.
  */
-import { request } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { isVendorId } from '../../../common/vendors';
 import { daemonUrl, hookToken, parseArgs, resolveDataDir } from '../locate-daemon';
 
@@ -38,8 +37,12 @@ function readStdin(): Promise<Buffer> {
   });
 }
 
+type Requester = (url: URL, options: RequestOptions, callback: (res: IncomingMessage) => void) => ClientRequest;
+
 /** Posts the payload; resolves with the text to print (never rejects). */
-export function postHook(url: URL, token: string, body: Buffer, timeoutMs: number): Promise<{ out: string; problem: string | null }> {
+export async function postHook(url: URL, token: string, body: Buffer, timeoutMs: number): Promise<{ out: string; problem: string | null }> {
+  // TLS is loaded only for an https daemon URL: the plain loopback case stays as light as it can.
+  const send: Requester = url.protocol === 'https:' ? (await import('node:https')).request : request;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (out: string, problem: string | null): void => {
@@ -51,7 +54,6 @@ export function postHook(url: URL, token: string, body: Buffer, timeoutMs: numbe
     };
     const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length };
     if (token) headers.authorization = `Bearer ${token}`;
-    const send = url.protocol === 'https:' ? httpsRequest : request;
     const req = send(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));

@@ -6,10 +6,26 @@
 import { isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
 import { readJsonBody, sendJson } from '../server/http-util';
 import type { HttpRoute } from '../server/route-table';
+import type { ServerResponse } from 'node:http';
+import type { HangUp } from '../steering/steering-types';
 import type { HookService } from './hook-service';
 
 /** Largest hook payload taken (tool results can be large; beyond this the vendor gets a 413 and proceeds). */
 export const MAX_HOOK_BODY = 16 << 20;
+
+/** Tells the service when the vendor hung up before the reply (listened to only by held hooks). */
+function hangUpOf(res: ServerResponse): HangUp {
+  return {
+    get happened() {
+      return res.destroyed && !res.writableEnded;
+    },
+    onHangUp: (listener) => {
+      res.on('close', () => {
+        if (!res.writableEnded) listener();
+      });
+    },
+  };
+}
 
 /** The hook route over a hook service. */
 export function hookRoute(service: HookService, onHook: (vendor: VendorId) => void = () => undefined): HttpRoute {
@@ -32,12 +48,8 @@ export function hookRoute(service: HookService, onHook: (vendor: VendorId) => vo
           return;
         }
         const q = ctx.url.searchParams;
-        const hangUp = new AbortController();
-        res.on('close', () => {
-          if (!res.writableEnded) hangUp.abort();
-        });
         const optIns = { instruct: q.get('instruct') === '1', permissions: q.get('permissions') === '1' };
-        const outcome = await service.handle(vendor, body.value, optIns, hangUp.signal);
+        const outcome = await service.handle(vendor, body.value, optIns, hangUpOf(res));
         sendJson(res, outcome.status, outcome.body);
       } catch (error) {
         // Never block an agent on our failure: answer "nothing to say" at once.

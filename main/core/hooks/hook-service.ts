@@ -7,7 +7,7 @@ import type { VendorId } from '../../../common/vendors';
 import type { Logger } from '../logger';
 import type { SteeringEngine } from '../steering/steering-engine';
 import type { PermissionLoop } from '../steering/permission-loop';
-import type { AuditSink } from '../steering/steering-types';
+import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from './vendor-emitter';
 import type { HookReply, MappingContext, VendorAdapter } from './vendors/types';
@@ -40,8 +40,8 @@ export interface HookServiceDeps {
 export class HookService {
   constructor(private readonly deps: HookServiceDeps) {}
 
-  /** Handles one hook call and resolves with the reply for the vendor; `signal` aborts when the vendor hangs up. */
-  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, signal?: AbortSignal): Promise<HookOutcome> {
+  /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
+  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
     const adapter = this.deps.adapter(vendor);
     const parsed = adapter.parse(payload);
     if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
@@ -81,11 +81,11 @@ export class HookService {
       if (adapter.isHeld(call)) {
         const request = events.find((e) => e.type === 'attention.requested');
         if (!loopOn || !request || !profile.permissionMoments.includes(call.moment) || row.state === 'ended') return empty;
-        return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, signal) };
+        return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, hangUp) };
       }
 
       // A vendor that already hung up would never read the reply: nothing is handed over then.
-      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !signal?.aborted) {
+      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !hangUp?.happened) {
         const text = engine.deliver(vendor, call.session, call.moment);
         if (text !== null) {
           const reply = adapter.steeringReply(call, text);

@@ -11,7 +11,7 @@ import type { SessionsRepo } from '../store/sessions-repo';
 import type { AttentionAnswer, HookCall, HookReply, MappingContext, VendorAdapter } from '../hooks/vendors/types';
 import type { ControlAcks } from './control-acks';
 import { commandOrigin } from './instruct-command';
-import type { AuditSink, Clock, VendorChannel } from './steering-types';
+import type { AuditSink, Clock, HangUp, VendorChannel } from './steering-types';
 
 /** Arms a one-shot timer; returns its cancel function. Injected so tests fire timeouts by hand. */
 export type Scheduler = (ms: number, fire: () => void) => () => void;
@@ -63,7 +63,7 @@ export class PermissionLoop {
    * Holds a permission hook whose `attention.requested` event (`request`) was just emitted; resolves
    * with the vendor reply once answered, timed out, dismissed or closed.
    */
-  hold(vendor: VendorId, source: string, call: HookCall, request: AepEvent, context: MappingContext, signal?: AbortSignal): Promise<HookReply> {
+  hold(vendor: VendorId, source: string, call: HookCall, request: AepEvent, context: MappingContext, hangUp?: HangUp): Promise<HookReply> {
     return new Promise<HookReply>((resolve) => {
       const entry: Pending = {
         vendor,
@@ -80,8 +80,8 @@ export class PermissionLoop {
       const holdMs = this.deps.holdMs();
       entry.cancelTimer = this.deps.schedule(holdMs, () => this.timeout(request.id, holdMs));
       // The vendor gave up on the hook (its own timeout, or it exited): the request cannot be answered any more.
-      if (signal?.aborted) this.dismiss(request.id);
-      else signal?.addEventListener('abort', () => this.dismiss(request.id), { once: true });
+      if (hangUp?.happened) this.dismiss(request.id);
+      else hangUp?.onHangUp(() => this.dismiss(request.id));
     });
   }
 

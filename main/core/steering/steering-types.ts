@@ -30,3 +30,9 @@ export interface VendorChannel {
   /** Sends stamped events (or a recorded event again, byte-identically); resolves after commit. */
   send(events: readonly AepEvent[]): Promise<void>;
 }
+
+/** The vendor's side of a hook call: whether it hung up, and a way to hear when it does. */
+export interface HangUp {
+  readonly happened: boolean;
+  onHangUp(listener: () => void): void;
+}

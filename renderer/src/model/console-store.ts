@@ -60,6 +60,8 @@ export class ConsoleStore {
   vendors: readonly VendorProfile[] = [];
   status: StatusInfo | null = null;
   statusError: string | null = null;
+  /** The daemon answered /api with 401/403: the token is wrong or was rotated elsewhere. */
+  tokenRefused = false;
   steeringEnabled: boolean | null = null;
   /** Fleet events (state, attention, steering) per session. */
   readonly fleet = new Map<string, EventLog>();
@@ -71,6 +73,8 @@ export class ConsoleStore {
   readonly byCause = new Map<string, AepEvent[]>();
   readonly bySubject = new Map<string, AepEvent[]>();
   readonly commands = new Map<string, SentCommand>();
+  /** Sessions whose full-history subscription the relay confirmed (its replay is under way). */
+  readonly detailReady = new Set<string>();
   /** Replay-exhausted notices per session: the history shown starts later than asked. */
   readonly exhausted = new Map<string, { epoch: number; seq: number }>();
 
@@ -102,6 +106,14 @@ export class ConsoleStore {
         status: (s) => this.onStatus(s),
         commandError: (f) => this.onCommandError(f),
         subscribeError: (id, f) => this.onSubscribeError(id, f),
+        subscribed: (id) => {
+          for (const [session, sub] of this.detailSubs) {
+            if (sub === id) {
+              this.detailReady.add(session);
+              this.touch('detail');
+            }
+          }
+        },
         replayExhausted: (f) => {
           this.exhausted.set(f.session, f.earliest);
           this.touch('detail');
@@ -277,6 +289,7 @@ export class ConsoleStore {
     const id = this.detailSubs.get(session);
     if (!id) return;
     this.detailSubs.delete(session);
+    this.detailReady.delete(session);
     this.socket.unsubscribe(id);
     // Keep at most a few histories in memory.
     if (this.detail.size > 4) {
@@ -393,6 +406,11 @@ export class ConsoleStore {
       this.steeringEnabled = r.value.steeringEnabled;
     } else {
       this.statusError = r.error.message;
+    }
+    const refused = !r.ok && r.error.code === 'unauthorized';
+    if (refused !== this.tokenRefused) {
+      this.tokenRefused = refused;
+      this.touch('connection');
     }
     this.touch('status');
     this.touch('sessions');

@@ -12,6 +12,8 @@ import { sessionRows, steerabilityHelp } from '../model/session-rows';
 import { useConsole, useStoreAreas } from '../shell/console-context';
 import type { QuickInstructProps } from '../shell/route-slots';
 import { Badge } from '../ui/Badge';
+import { RelativeTime } from '../ui/RelativeTime';
+import { PhaseBadge } from '../views/sessions/PhaseBadge';
 import { InstructionList } from '../views/session/InstructionList';
 import { defaultSession, liveRows, sessionLabel } from './pick-session';
 import './quick-instruct.css';
@@ -105,6 +107,15 @@ export function QuickInstruct({ session: asked }: QuickInstructProps) {
               </option>
             ))}
           </select>
+          {row ? (
+            <div className="qi-facts small muted" data-testid="qi-facts">
+              <PhaseBadge phase={row.phase} />
+              {row.summary.lastHook ? <span>last hook {row.summary.lastHook}</span> : null}
+              <span title={row.summary.cwd ?? undefined}>
+                last activity <RelativeTime iso={row.lastActivity} />
+              </span>
+            </div>
+          ) : null}
           <textarea
             className="input qi-text"
             aria-label="Instruction"
@@ -118,6 +129,9 @@ export function QuickInstruct({ session: asked }: QuickInstructProps) {
               if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
                 e.preventDefault();
                 send();
+              } else if (e.key === 'Escape' && b && text === '') {
+                // The tray window closes like a popover; a draft is never thrown away by Escape.
+                void b['window:close']();
               }
             }}
             autoFocus

@@ -15,6 +15,13 @@ export function ConnectionBanner() {
       </div>
     );
   }
+  if (store.tokenRefused) {
+    return (
+      <div className="banner banner-bad" role="alert" data-testid="token-refused-banner">
+        <strong>The daemon refused this console's operator token.</strong> It may have been rotated from another window or the CLI. Open the console again from the link <code>aep-companion serve</code> prints, or from the desktop app.
+      </div>
+    );
+  }
   if (c.phase === 'open' || c.phase === 'stopped') return null;
   if (c.phase === 'connecting' && c.attempt === 0) return null;
   const seconds = c.retryAt ? Math.max(0, Math.ceil((c.retryAt - Date.now()) / 1000)) : null;

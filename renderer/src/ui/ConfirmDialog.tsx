@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /** A modal confirmation built on <dialog>: focus is trapped and Escape cancels. */
 export function ConfirmDialog(props: {
@@ -12,6 +12,7 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -22,13 +23,13 @@ export function ConfirmDialog(props: {
     <dialog
       ref={ref}
       className="dialog"
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         props.onCancel();
       }}
     >
-      <h2 id="dialog-title" className="dialog-title">{props.title}</h2>
+      <h2 id={titleId} className="dialog-title">{props.title}</h2>
       <div className="dialog-body">{props.children}</div>
       <div className="dialog-actions">
         <button type="button" className="btn" onClick={props.onCancel}>Cancel</button>

@@ -73,8 +73,9 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       <div
         key={props.itemKey(item)}
         className={`vrow${props.selected === i ? ' vrow-selected' : ''}`}
-        role="row"
-        aria-rowindex={i + 1}
+        role="option"
+        aria-posinset={i + 1}
+        aria-setsize={items.length}
         aria-selected={props.selected === i}
         style={{ top: i * rowHeight, height: rowHeight }}
         onClick={() => props.onSelect?.(i)}
@@ -117,7 +118,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
 
   return (
     <div className="vlist-wrap">
-      <div ref={scroller} className="vlist" role="grid" aria-label={props.label} aria-rowcount={items.length} tabIndex={0} onScroll={onScroll} onKeyDown={onKeyDown}>
+      <div ref={scroller} className="vlist" role="listbox" aria-label={props.label} tabIndex={0} onScroll={onScroll} onKeyDown={onKeyDown}>
         <div className="vlist-inner" style={{ height: items.length * rowHeight }}>
           {visible}
         </div>

@@ -18,8 +18,8 @@ function PlanCard({ vendor, plan }: { vendor: VendorId; plan: InstallPlan }) {
       </p>
       {plan.retrustRequired ? (
         <div className="wz-alert wz-alert-warn" role="note" data-testid="retrust">
-          <strong>{VENDOR_NAMES[vendor]} will ask you to trust its hooks again.</strong> Changing the hook command makes it treat them as new: the next time it
-          starts, review and approve them, or they will not run.
+          <strong>{VENDOR_NAMES[vendor]} will ask you to trust its hooks again.</strong> Until you approve them in {VENDOR_NAMES[vendor]}, they do not run (see
+          the notes below).
         </div>
       ) : null}
       {plan.warnings.length ? (
@@ -49,10 +49,31 @@ export function PreviewStep({ plans, onBack, onApply }: { plans: PerVendor<Insta
         This is exactly what Apply writes. Lines starting with + are added; your existing settings and hooks are kept. Each original file is backed up first,
         and uninstalling removes exactly these entries.
       </p>
+      {vendors.length > 1 ? (
+        <ul className="wz-summary" aria-label="Summary">
+          {vendors.map((v) => {
+            const p = plans[v]!;
+            return (
+              <li key={v}>
+                <a href={`#plan-${v}`} onClick={(e) => {
+                    // Hash links would change the route: scroll inside the view instead.
+                    e.preventDefault();
+                    document.getElementById(`plan-${v}`)?.scrollIntoView({ block: 'start' });
+                  }}>
+                  {VENDOR_NAMES[v]}
+                </a>
+                {p.state === 'ok' ? <span className="muted"> · {p.value.changes.length} files</span> : null}
+                {p.state === 'ok' && p.value.retrustRequired ? <Badge tone="warn">will ask to trust its hooks again</Badge> : null}
+                {p.state === 'error' ? <Badge tone="bad">cannot install</Badge> : null}
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
       {vendors.map((v) => {
         const p = plans[v]!;
         return (
-          <section key={v} className="wz-plan" aria-label={`${VENDOR_NAMES[v]} changes`} data-testid="plan" data-vendor={v} data-state={p.state}>
+          <section key={v} id={`plan-${v}`} className="wz-plan" aria-label={`${VENDOR_NAMES[v]} changes`} data-testid="plan" data-vendor={v} data-state={p.state}>
             <h3 className="wz-plan-title">
               {VENDOR_NAMES[v]}
               {p.state === 'ok' ? <Badge tone="neutral">{p.value.changes.length} files</Badge> : null}

@@ -50,7 +50,10 @@ export function SetupWizard() {
   const go = (next: StepId) => {
     setStep(next);
     // Each step starts at the top and takes focus, so keyboard and screen-reader users land in it.
-    requestAnimationFrame(() => document.getElementById('wizard-step')?.focus());
+    requestAnimationFrame(() => {
+      document.getElementById('main')?.scrollTo({ top: 0 });
+      document.getElementById('wizard-step')?.focus({ preventScroll: true });
+    });
   };
   const index = STEPS.indexOf(step);
   const back = index > 0 && step !== 'apply' && step !== 'verify' && step !== 'done' ? () => go(STEPS[index - 1]) : null;

@@ -6,6 +6,7 @@ import { instructionItems } from '../../model/instructions';
 import { sessionRows } from '../../model/session-rows';
 import { TimelineBuilder, type TimelineRow } from '../../model/timeline';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
+import { navigate } from '../../shell/use-route';
 import { EmptyState } from '../../ui/EmptyState';
 import { count } from '../../ui/format';
 import { RelativeTime } from '../../ui/RelativeTime';
@@ -48,7 +49,10 @@ export function SessionView({ id }: { id: string }) {
   }, [store, id, fleetVersion]);
   const selected: TimelineRow | undefined = selectedKey ? rows.find((r) => r.key === selectedKey) : undefined;
 
-  if (!summaryRow && store.sessionsLoaded && (log?.size ?? 0) === 0) {
+  if (!summaryRow && (log?.size ?? 0) === 0) {
+    if (!store.sessionsLoaded || !store.detailReady.has(id) || store.fleet.has(id)) {
+      return <div className="view"><p className="muted loading">Loading session…</p></div>;
+    }
     return (
       <div className="view">
         <EmptyState title="Session not found" action={<a className="btn" href="#/sessions">All sessions</a>}>
@@ -62,7 +66,15 @@ export function SessionView({ id }: { id: string }) {
   const s = summaryRow?.summary;
   const exhausted = store.exhausted.get(id);
   return (
-    <div className="session-view">
+    <div
+      className="session-view"
+      onKeyDown={(e) => {
+        // Escape closes the event detail, then goes back to the list; never while typing.
+        if (e.key !== 'Escape' || (e.target as HTMLElement).closest('input, textarea, select, dialog')) return;
+        if (selectedKey) setSelectedKey(null);
+        else navigate({ name: 'sessions' });
+      }}
+    >
       <div className="session-head">
         <a href="#/sessions" className="back" aria-label="All sessions">
           ←
