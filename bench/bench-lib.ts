@@ -37,7 +37,16 @@ export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchD
   const dataDir = join(dir, 'data');
   const child = spawn(
     process.execPath,
-    [...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []), join(root, 'bin/aep-companion.mjs'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    [
+      ...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      join(root, 'bin/aep-companion.mjs'),
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...extraArgs,
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -97,7 +106,12 @@ function postOnce(url: string, token: string, body: string): Promise<number> {
       {
         method: 'POST',
         agent,
-        headers: { Authorization: `Bearer ${token}`, 'AEP-Version': '0.1', 'Content-Type': 'application/x-ndjson', 'Content-Length': Buffer.byteLength(body) },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'AEP-Version': '0.1',
+          'Content-Type': 'application/x-ndjson',
+          'Content-Length': Buffer.byteLength(body),
+        },
       },
       (res) => {
         res.resume();
@@ -110,7 +124,11 @@ function postOnce(url: string, token: string, body: string): Promise<number> {
 }
 
 /** A realistic tool event (the AEP-0001 §5.3 example shape). */
-export function toolEvent(session: string, seq: number, extra: Record<string, unknown> = {}): AepEvent {
+export function toolEvent(
+  session: string,
+  seq: number,
+  extra: Record<string, unknown> = {},
+): AepEvent {
   return {
     aep: '0.1',
     id: `01JBENCH${session.padStart(6, '0')}${String(seq).padStart(12, '0')}`,

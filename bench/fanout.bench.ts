@@ -16,7 +16,9 @@ const WARMUP_MS = 1_000;
 
 function open(url: string, token: string, hello: Record<string, unknown>): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/socket`, { headers: { Authorization: `Bearer ${token}` } });
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/socket`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     ws.once('error', reject);
     ws.once('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], ...hello })));
     ws.once('message', () => resolve(ws));
@@ -27,7 +29,10 @@ function open(url: string, token: string, hello: Record<string, unknown>): Promi
 function clientFrame(text: string): Buffer {
   const payload = Buffer.from(text);
   const mask = randomBytes(4);
-  const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
+  const header =
+    payload.length < 126
+      ? Buffer.from([0x81, 0x80 | payload.length])
+      : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
   const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]));
   return Buffer.concat([header, mask, masked]);
 }
@@ -39,7 +44,11 @@ const MARKER = Buffer.from('"benchsent":');
  * timestamps instead of decoding every frame, so the measuring side costs far less CPU than the
  * daemon it measures (a full client would be the bottleneck at 500,000 deliveries per second).
  */
-function rawSubscriber(port: number, token: string, onLatency: (ms: number) => void): Promise<Socket> {
+function rawSubscriber(
+  port: number,
+  token: string,
+  onLatency: (ms: number) => void,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let upgraded = false;
@@ -63,12 +72,16 @@ function rawSubscriber(port: number, token: string, onLatency: (ms: number) => v
         if (joint.indexOf(MARKER) === 0) {
           let i = ML;
           let value = 0;
-          while (i < joint.length && joint[i] >= 48 && joint[i] <= 57) value = value * 10 + (joint[i++] - 48);
+          while (i < joint.length && joint[i] >= 48 && joint[i] <= 57)
+            value = value * 10 + (joint[i++] - 48);
           if (i < joint.length) {
             onLatency(now - value / 1000);
             from = i - (joint.length - Math.min(40, chunk.length));
           } else {
-            carry = Buffer.concat([joint.subarray(0, joint.length - Math.min(40, chunk.length)), chunk]);
+            carry = Buffer.concat([
+              joint.subarray(0, joint.length - Math.min(40, chunk.length)),
+              chunk,
+            ]);
             return;
           }
         }
@@ -77,7 +90,8 @@ function rawSubscriber(port: number, token: string, onLatency: (ms: number) => v
       while (at !== -1) {
         let i = at + ML;
         let value = 0;
-        while (i < chunk.length && chunk[i] >= 48 && chunk[i] <= 57) value = value * 10 + (chunk[i++] - 48);
+        while (i < chunk.length && chunk[i] >= 48 && chunk[i] <= 57)
+          value = value * 10 + (chunk[i++] - 48);
         if (i >= chunk.length) {
           carry = chunk.subarray(at);
           return;
@@ -98,7 +112,9 @@ function rawSubscriber(port: number, token: string, onLatency: (ms: number) => v
         const end = head.indexOf('\r\n\r\n');
         if (end === -1) return;
         upgraded = true;
-        socket.write(clientFrame(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })));
+        socket.write(
+          clientFrame(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })),
+        );
         socket.write(clientFrame(JSON.stringify({ type: 'subscribe', id: 'all' })));
         resolve(socket);
         chunk = Buffer.from(head.slice(end + 4), 'latin1');
@@ -123,14 +139,24 @@ try {
     );
   }
   // Every subscriber is live once a probe event reached all of them.
-  const probe = await open(daemon.url, daemon.hook, { role: 'emitter', identity: { agent: 'claude-code', instance: 'probe' } });
+  const probe = await open(daemon.url, daemon.hook, {
+    role: 'emitter',
+    identity: { agent: 'claude-code', instance: 'probe' },
+  });
   for (let i = 0; received < SUBSCRIBERS; i++) {
-    probe.send(JSON.stringify(toolEvent('probe', i + 1, { benchsent: Math.round(performance.now() * 1000) })));
+    probe.send(
+      JSON.stringify(
+        toolEvent('probe', i + 1, { benchsent: Math.round(performance.now() * 1000) }),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 50));
   }
   probe.terminate();
   received = 0;
-  const emitter = await open(daemon.url, daemon.hook, { role: 'emitter', identity: { agent: 'claude-code', instance: 'bench' } });
+  const emitter = await open(daemon.url, daemon.hook, {
+    role: 'emitter',
+    identity: { agent: 'claude-code', instance: 'bench' },
+  });
   const perTick = Math.round((RATE * TICK_MS) / 1000);
   let seq = 0;
   const started = performance.now();
@@ -147,12 +173,17 @@ try {
       const due = Math.floor((elapsed / 1000) * RATE) - seq;
       for (let i = 0; i < Math.max(perTick, due); i++) {
         seq++;
-        emitter.send(JSON.stringify(toolEvent('fan', seq, { benchsent: Math.round(performance.now() * 1000) })));
+        emitter.send(
+          JSON.stringify(
+            toolEvent('fan', seq, { benchsent: Math.round(performance.now() * 1000) }),
+          ),
+        );
       }
     }, TICK_MS);
   });
   const deadline = Date.now() + 10_000;
-  while (received < seq * SUBSCRIBERS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (received < seq * SUBSCRIBERS && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   measuring = false;
   const sorted = Float64Array.from(latencies).sort();
   const p99 = percentile(Array.from(sorted), 99);

@@ -21,7 +21,10 @@ const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 10);
 const CONCURRENCY = 2;
 
 /** Batches of NDJSON text covering events [from, to), spread round-robin over the sessions. */
-function* batches(from: number, to: number): Generator<{ body: string; items: { json: string; event: ReturnType<typeof toolEvent> }[] }> {
+function* batches(
+  from: number,
+  to: number,
+): Generator<{ body: string; items: { json: string; event: ReturnType<typeof toolEvent> }[] }> {
   for (let start = from; start < to; start += BATCH) {
     const items = [];
     for (let i = start; i < Math.min(to, start + BATCH); i++) {
@@ -49,27 +52,35 @@ async function postAll(url: string, token: string, from: number, to: number): Pr
 }
 
 /** An SSE subscriber that only counts events (no parsing: the bench measures the daemon). */
-function subscribe(url: string, token: string, query = ''): { count: () => number; done: Promise<void>; close: () => void } {
+function subscribe(
+  url: string,
+  token: string,
+  query = '',
+): { count: () => number; done: Promise<void>; close: () => void } {
   let events = 0;
   let req: ReturnType<typeof request> | undefined;
   const done = new Promise<void>((resolve, reject) => {
-    req = request(`${url}/stream${query}`, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const text = tail + chunk;
-        let at = text.indexOf('\ndata: ');
-        let last = 0;
-        while (at !== -1) {
-          events++;
-          last = at + 7;
-          at = text.indexOf('\ndata: ', last);
-        }
-        tail = text.slice(Math.max(last, text.length - 8));
-      });
-      res.on('end', () => resolve());
-      res.on('error', () => resolve());
-    });
+    req = request(
+      `${url}/stream${query}`,
+      { headers: { Authorization: `Bearer ${token}` } },
+      (res) => {
+        let tail = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const text = tail + chunk;
+          let at = text.indexOf('\ndata: ');
+          let last = 0;
+          while (at !== -1) {
+            events++;
+            last = at + 7;
+            at = text.indexOf('\ndata: ', last);
+          }
+          tail = text.slice(Math.max(last, text.length - 8));
+        });
+        res.on('end', () => resolve());
+        res.on('error', () => resolve());
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -77,14 +88,18 @@ function subscribe(url: string, token: string, query = ''): { count: () => numbe
 }
 
 async function main(): Promise<void> {
-  const daemon = await startBenchDaemon(['--max-events-per-session', String(Math.ceil(TOTAL / SESSIONS) + 10)]);
+  const daemon = await startBenchDaemon([
+    '--max-events-per-session',
+    String(Math.ceil(TOTAL / SESSIONS) + 10),
+  ]);
   try {
     const subs = Array.from({ length: SUBSCRIBERS }, () => subscribe(daemon.url, daemon.operator));
     await new Promise((r) => setTimeout(r, 300));
     const seconds = await postAll(daemon.url, daemon.hook, 0, MEASURED);
     const ingestRate = MEASURED / seconds;
     const deadline = Date.now() + 30_000;
-    while (subs.some((s) => s.count() < MEASURED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (subs.some((s) => s.count() < MEASURED) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const delivered = Math.min(...subs.map((s) => s.count()));
     for (const s of subs) s.close();
 
@@ -108,7 +123,12 @@ async function main(): Promise<void> {
     if (TOTAL > MEASURED) await postAll(daemon.url, daemon.hook, MEASURED, TOTAL);
     await new Promise((r) => setTimeout(r, 500));
     const rss = daemon.rssMiB();
-    report('rss', { events: TOTAL, 'rss MiB': Number(rss.toFixed(1)), 'target MiB': 200, pass: rss <= 200 });
+    report('rss', {
+      events: TOTAL,
+      'rss MiB': Number(rss.toFixed(1)),
+      'target MiB': 200,
+      pass: rss <= 200,
+    });
 
     const sseStart = performance.now();
     const all = subscribe(daemon.url, daemon.operator, '?from=all&live=0');
@@ -122,10 +142,16 @@ async function main(): Promise<void> {
     const store = new EventStore(db, { maxEventsPerSession: Math.ceil(TOTAL / SESSIONS) + 10 });
     const started = performance.now();
     let count = 0;
-    for (const session of store.heldSessions()) for (const _ of store.replay(session, null)) count++;
+    for (const session of store.heldSessions())
+      for (const _ of store.replay(session, null)) count++;
     const rate = count / ((performance.now() - started) / 1000);
     db.close();
-    report('replay', { events: count, 'events/s': Math.round(rate), 'target events/s': 100_000, pass: rate >= 100_000 });
+    report('replay', {
+      events: count,
+      'events/s': Math.round(rate),
+      'target events/s': 100_000,
+      pass: rate >= 100_000,
+    });
   } finally {
     await daemon.stop().catch(() => undefined);
     daemon.remove();

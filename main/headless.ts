@@ -41,14 +41,21 @@ export function defaultConsoleDir(): string | undefined {
   } catch {
     return undefined;
   }
-  for (const candidate of [resolve(here, '../renderer'), resolve(here, '../out/renderer'), resolve(here, '../../out/renderer')]) {
+  for (const candidate of [
+    resolve(here, '../renderer'),
+    resolve(here, '../out/renderer'),
+    resolve(here, '../../out/renderer'),
+  ]) {
     if (existsSync(join(candidate, 'index.html'))) return candidate;
   }
   return undefined;
 }
 
 /** Starts the daemon and writes daemon.json; a one-line error and null when it cannot start. */
-export async function startHeadless(options: HeadlessOptions, io: HeadlessIo = defaultIo): Promise<DaemonHandle | null> {
+export async function startHeadless(
+  options: HeadlessOptions,
+  io: HeadlessIo = defaultIo,
+): Promise<DaemonHandle | null> {
   configureLogging({ level: options.logLevel ?? 'warn' });
   let daemon: DaemonHandle;
   try {
@@ -67,10 +74,16 @@ export async function startHeadless(options: HeadlessOptions, io: HeadlessIo = d
     throw e;
   }
   try {
-    writeFileSync(join(options.dataDir, 'daemon.json'), `${JSON.stringify({ url: daemon.url, pid: process.pid })}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(options.dataDir, 'daemon.json'),
+      `${JSON.stringify({ url: daemon.url, pid: process.pid })}\n`,
+      { mode: 0o600 },
+    );
   } catch (e) {
     await daemon.close();
-    io.err(`aep-companion serve: cannot write daemon.json in ${options.dataDir}: ${(e as Error).message}`);
+    io.err(
+      `aep-companion serve: cannot write daemon.json in ${options.dataDir}: ${(e as Error).message}`,
+    );
     return null;
   }
   io.out(`AEP Companion listening on ${daemon.url}`);
@@ -85,7 +98,10 @@ export async function stopHeadless(daemon: DaemonHandle): Promise<void> {
 }
 
 /** Runs until SIGINT/SIGTERM; resolves with the exit code. */
-export async function runHeadless(options: HeadlessOptions, io: HeadlessIo = defaultIo): Promise<number> {
+export async function runHeadless(
+  options: HeadlessOptions,
+  io: HeadlessIo = defaultIo,
+): Promise<number> {
   const daemon = await startHeadless(options, io);
   if (daemon === null) return 1;
   await new Promise<void>((resolveSignal) => {

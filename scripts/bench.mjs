@@ -20,7 +20,10 @@ if (files.length === 0) {
 }
 
 // The sections run the daemon from the bundled CLI: build it from the current sources first.
-const built = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: 'inherit' });
+const built = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (built.status !== 0) {
   process.stderr.write('bench: building the CLI failed\n');
   process.exit(1);
@@ -48,6 +51,7 @@ for (const file of files) {
 
 for (const { section, figures } of results) {
   process.stdout.write(`\n${section}\n`);
-  for (const [key, value] of Object.entries(figures)) process.stdout.write(`  ${key.padEnd(34)} ${value}\n`);
+  for (const [key, value] of Object.entries(figures))
+    process.stdout.write(`  ${key.padEnd(34)} ${value}\n`);
 }
 process.exitCode = failed ? 1 : 0;

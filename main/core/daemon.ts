@@ -84,7 +84,11 @@ function prepareDataDir(dataDir: string): void {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.W_OK);
   } catch (e) {
-    throw new DaemonStartError('data-dir', `cannot use data directory ${dataDir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    throw new DaemonStartError(
+      'data-dir',
+      `cannot use data directory ${dataDir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { cause: e },
+    );
   }
 }
 
@@ -107,7 +111,11 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   try {
     tokens = TokenStore.open(dataDir);
   } catch (e) {
-    throw new DaemonStartError('data-dir', `cannot create the token files in ${dataDir}: ${(e as Error).message}`, { cause: e });
+    throw new DaemonStartError(
+      'data-dir',
+      `cannot create the token files in ${dataDir}: ${(e as Error).message}`,
+      { cause: e },
+    );
   }
   let db: Database;
   try {
@@ -121,19 +129,28 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   const featureDisposers: Disposer[] = [];
   let server: HttpServerHandle | undefined;
   try {
-    const settings = new SettingsRepo(db, { onListenerError: (e) => log.error('settings listener failed', { error: String(e) }) });
+    const settings = new SettingsRepo(db, {
+      onListenerError: (e) => log.error('settings listener failed', { error: String(e) }),
+    });
     if (options.maxEventsPerSession !== undefined) {
       const set = settings.set({ 'retention.maxEventsPerSession': options.maxEventsPerSession });
       if (!set.ok) throw new DaemonStartError('database', set.error.message);
     }
-    const eventStore = new EventStore(db, { maxEventsPerSession: settings.get('retention.maxEventsPerSession') });
+    const eventStore = new EventStore(db, {
+      maxEventsPerSession: settings.get('retention.maxEventsPerSession'),
+    });
     disposers.push(
       settings.onChange((changed, now) => {
-        if (changed.includes('retention.maxEventsPerSession')) eventStore.setRetention(now['retention.maxEventsPerSession']);
+        if (changed.includes('retention.maxEventsPerSession'))
+          eventStore.setRetention(now['retention.maxEventsPerSession']);
       }),
     );
     const audit = new AuditLog(db);
-    const relay = new Relay({ store: eventStore, limits: options.relayLimits, audit: (row) => audit.append(row) });
+    const relay = new Relay({
+      store: eventStore,
+      limits: options.relayLimits,
+      audit: (row) => audit.append(row),
+    });
     const routes = new RouteTable();
     const api = new ApiRouter();
 
@@ -187,7 +204,12 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       lastHooks: () => ({ ...lastHook }),
     };
 
-    disposers.push(registerRelayRoutes(routes, relay, { agent: 'aep-companion', instance: `127.0.0.1:${port}/${process.pid}` }));
+    disposers.push(
+      registerRelayRoutes(routes, relay, {
+        agent: 'aep-companion',
+        instance: `127.0.0.1:${port}/${process.pid}`,
+      }),
+    );
     disposers.push(
       routes.register({
         method: 'GET',
@@ -213,7 +235,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     disposers.push(api.register(settingsApi(context)));
     disposers.push(api.register(auditApi(context)));
     disposers.push(api.register(tokensApi(context, tokens)));
-    if (options.consoleDir !== undefined) disposers.push(routes.register(staticConsoleRoute(options.consoleDir, () => port)));
+    if (options.consoleDir !== undefined)
+      disposers.push(routes.register(staticConsoleRoute(options.consoleDir, () => port)));
 
     for (const feature of [...(options.baseFeatures ?? FEATURES), ...(options.features ?? [])]) {
       featureDisposers.push(await feature(context));
@@ -255,7 +278,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     tokens.dispose();
     if (e instanceof DaemonStartError) throw e;
     const code = (e as { code?: string }).code;
-    if (code === 'port-in-use' || code === 'listen-failed') throw new DaemonStartError(code, (e as Error).message, { cause: e });
+    if (code === 'port-in-use' || code === 'listen-failed')
+      throw new DaemonStartError(code, (e as Error).message, { cause: e });
     throw e;
   }
 }

@@ -61,7 +61,8 @@ export function scrub(text: string): string {
   let out = text
     .replace(/([?&]access_token=)[^&#\s"]*/gi, '$1[redacted]')
     .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]');
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+  for (const secret of secrets)
+    if (out.includes(secret)) out = out.split(secret).join('[redacted]');
   return out;
 }
 
@@ -79,7 +80,11 @@ function scrubValue(value: unknown, depth = 0): unknown {
 
 /** Creates the logger of one module. */
 export function createLogger(scope: string): Logger {
-  const emit = (level: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>): void => {
+  const emit = (
+    level: Exclude<LogLevel, 'silent'>,
+    message: string,
+    fields?: Record<string, unknown>,
+  ): void => {
     if (rank(level) < rank(currentLevel)) return;
     const record: LogRecord = {
       time: new Date().toISOString(),

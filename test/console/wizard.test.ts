@@ -203,12 +203,12 @@ describe('setup wizard against serve with a temp HOME', () => {
     await page.goto(`${daemon.url}/#/settings`);
     await page.getByTestId('settings-run-setup').click();
     await step('welcome').waitFor();
-    expect(await page.getByRole('heading', { name: 'Run setup again' }).isVisible()).toBe(true);
+    await page.getByRole('heading', { name: 'Run setup again' }).waitFor();
     await next();
     const claude = page.locator('[data-testid=detect-row][data-vendor=claude-code]');
     await claude.waitFor();
     expect(await claude.getAttribute('data-installed')).toBe('yes');
-    expect(await claude.innerText()).toContain('installed · steerable');
+    expect(await claude.innerText()).toContain('installed · steering opt-in');
     expect(await page.locator('[data-testid=detect-row][data-vendor=codex]').getAttribute('data-installed')).toBe('no');
     await shootBothThemes(page, 'wizard-rerun-detect');
   });

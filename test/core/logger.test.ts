@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { configureLogging, createLogger, registerSecret, scrub, stderrSink, type LogRecord } from '../../main/core/logger';
+import {
+  configureLogging,
+  createLogger,
+  registerSecret,
+  scrub,
+  stderrSink,
+  type LogRecord,
+} from '../../main/core/logger';
 
 afterEach(() => configureLogging({ level: 'warn', sink: stderrSink }));
 
@@ -27,7 +34,15 @@ describe('logger', () => {
       nested: { url: '/socket?access_token=zzz', note: 'leaked s3cr3t-operator-token-value here' },
     });
     const text = JSON.stringify(records);
-    for (const secret of ['abc123', 'xyz789', 'qwerty', 'plain', 'zzz', 's3cr3t-operator-token-value']) expect(text).not.toContain(secret);
+    for (const secret of [
+      'abc123',
+      'xyz789',
+      'qwerty',
+      'plain',
+      'zzz',
+      's3cr3t-operator-token-value',
+    ])
+      expect(text).not.toContain(secret);
     expect(scrub('/stream?access_token=abc&live=0')).toBe('/stream?access_token=[redacted]&live=0');
   });
 });

@@ -18,7 +18,13 @@ function integer(value: string | true | undefined, min: number, max: number): nu
 
 /** Runs `serve`; resolves with the exit code once the daemon stopped. */
 export async function run(args: string[]): Promise<number> {
-  const { positionals, options } = parseArgs(args, ['port', 'data-dir', 'max-events-per-session', 'console-dir', 'log-level']);
+  const { positionals, options } = parseArgs(args, [
+    'port',
+    'data-dir',
+    'max-events-per-session',
+    'console-dir',
+    'log-level',
+  ]);
   if (options.has('help') || options.has('h')) {
     process.stdout.write(USAGE);
     return 0;
@@ -26,7 +32,9 @@ export async function run(args: string[]): Promise<number> {
   const known = new Set(['port', 'data-dir', 'max-events-per-session', 'console-dir', 'log-level']);
   const unknown = [...options.keys()].find((k) => !known.has(k));
   if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(`aep-companion serve: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`);
+    process.stderr.write(
+      `aep-companion serve: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
+    );
     return 2;
   }
   const port = options.has('port') ? integer(options.get('port'), 0, 65_535) : 8787;
@@ -38,14 +46,18 @@ export async function run(args: string[]): Promise<number> {
   if (options.has('max-events-per-session')) {
     const n = integer(options.get('max-events-per-session'), 1, 10_000_000);
     if (n === null) {
-      process.stderr.write('aep-companion serve: --max-events-per-session must be an integer from 1 to 10000000\n');
+      process.stderr.write(
+        'aep-companion serve: --max-events-per-session must be an integer from 1 to 10000000\n',
+      );
       return 2;
     }
     maxEventsPerSession = n;
   }
   const level = options.get('log-level');
   if (level !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(level)) {
-    process.stderr.write(`aep-companion serve: --log-level must be one of ${LOG_LEVELS.join(', ')}\n`);
+    process.stderr.write(
+      `aep-companion serve: --log-level must be one of ${LOG_LEVELS.join(', ')}\n`,
+    );
     return 2;
   }
   const dataDirFlag = options.get('data-dir');

@@ -5,7 +5,17 @@ import { err, ok, type Result } from '../../../common/result';
 import type { DaemonContext } from '../daemon-context';
 import { ApiReply, type ApiHandlers } from './index';
 
-const COLUMNS = ['id', 'time', 'actor', 'surface', 'action', 'session', 'commandId', 'outcome', 'detail'] as const;
+const COLUMNS = [
+  'id',
+  'time',
+  'actor',
+  'surface',
+  'action',
+  'session',
+  'commandId',
+  'outcome',
+  'detail',
+] as const;
 
 /** Parses the audit filter of a query string. */
 export function parseAuditQuery(raw: unknown): Result<AuditQuery> {
@@ -13,18 +23,21 @@ export function parseAuditQuery(raw: unknown): Result<AuditQuery> {
   const out: { -readonly [K in keyof AuditQuery]: AuditQuery[K] } = {};
   for (const key of ['session', 'action', 'outcome'] as const) {
     if (q[key] !== undefined) {
-      if (typeof q[key] !== 'string' || q[key] === '') return err('bad-request', `${key} must be a non-empty string`);
+      if (typeof q[key] !== 'string' || q[key] === '')
+        return err('bad-request', `${key} must be a non-empty string`);
       out[key] = q[key] as string;
     }
   }
   if (q.surface !== undefined) {
-    if (!(SURFACES as readonly unknown[]).includes(q.surface)) return err('bad-request', `surface must be one of ${SURFACES.join(', ')}`);
+    if (!(SURFACES as readonly unknown[]).includes(q.surface))
+      return err('bad-request', `surface must be one of ${SURFACES.join(', ')}`);
     out.surface = q.surface as Surface;
   }
   for (const key of ['before', 'limit'] as const) {
     if (q[key] !== undefined) {
       const n = Number(q[key]);
-      if (!Number.isSafeInteger(n) || n < 1) return err('bad-request', `${key} must be a positive integer`);
+      if (!Number.isSafeInteger(n) || n < 1)
+        return err('bad-request', `${key} must be a positive integer`);
       out[key] = n;
     }
   }
@@ -60,7 +73,8 @@ export function auditApi(ctx: DaemonContext): ApiHandlers {
     'GET /api/audit/export': {
       parse: (raw) => {
         const format = (raw as Record<string, unknown> | undefined)?.format ?? 'jsonl';
-        if (format !== 'jsonl' && format !== 'csv') return err('bad-request', 'format must be jsonl or csv');
+        if (format !== 'jsonl' && format !== 'csv')
+          return err('bad-request', 'format must be jsonl or csv');
         const q = parseAuditQuery(raw);
         if (!q.ok) return q;
         const { limit: _limit, ...rest } = q.value;
@@ -70,8 +84,12 @@ export function auditApi(ctx: DaemonContext): ApiHandlers {
         const rows = ctx.audit.iterate(q);
         const stamp = new Date().toISOString().replace(/[:.]/g, '-');
         return format === 'csv'
-          ? new ApiReply(200, auditCsv(rows), 'text/csv; charset=utf-8', { 'Content-Disposition': `attachment; filename="audit-${stamp}.csv"` })
-          : new ApiReply(200, auditJsonl(rows), 'application/x-ndjson; charset=utf-8', { 'Content-Disposition': `attachment; filename="audit-${stamp}.jsonl"` });
+          ? new ApiReply(200, auditCsv(rows), 'text/csv; charset=utf-8', {
+              'Content-Disposition': `attachment; filename="audit-${stamp}.csv"`,
+            })
+          : new ApiReply(200, auditJsonl(rows), 'application/x-ndjson; charset=utf-8', {
+              'Content-Disposition': `attachment; filename="audit-${stamp}.jsonl"`,
+            });
       },
     },
   };

@@ -43,13 +43,19 @@ export type ApiResult<R extends ApiRoute> = ApiResponse<R> | ApiReply;
 export interface ApiHandler<R extends ApiRoute> {
   /** Validates the raw input (query object for GET, parsed JSON body otherwise); absent for `void` inputs. */
   readonly parse?: (raw: unknown) => Result<ApiRequest<R>>;
-  readonly handle: (input: ApiRequest<R>, ctx: ApiCallContext) => ApiResult<R> | Promise<ApiResult<R>>;
+  readonly handle: (
+    input: ApiRequest<R>,
+    ctx: ApiCallContext,
+  ) => ApiResult<R> | Promise<ApiResult<R>>;
 }
 
 /** A partial map of handlers, as one concern registers them. */
 export type ApiHandlers = { readonly [R in ApiRoute]?: ApiHandler<R> };
 
-type AnyHandler = { parse?: (raw: unknown) => Result<unknown>; handle: (input: unknown, ctx: ApiCallContext) => unknown };
+type AnyHandler = {
+  parse?: (raw: unknown) => Result<unknown>;
+  handle: (input: unknown, ctx: ApiCallContext) => unknown;
+};
 
 /** The /api route table. */
 export class ApiRouter {
@@ -69,7 +75,12 @@ export class ApiRouter {
 
   /** The listener route serving /api/* (operator token only). */
   route(): HttpRoute {
-    return { method: 'GET', path: '/api/*', auth: 'operator', handler: (req, res, ctx) => this.dispatch(req, res, ctx) };
+    return {
+      method: 'GET',
+      path: '/api/*',
+      auth: 'operator',
+      handler: (req, res, ctx) => this.dispatch(req, res, ctx),
+    };
   }
 
   /** The same route for every other method (the route table matches one method per entry). */
@@ -77,13 +88,22 @@ export class ApiRouter {
     return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((method) => ({ ...this.route(), method }));
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+  private async dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+  ): Promise<void> {
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const path = ctx.url.pathname.replace(/\/+$/, '');
     const handler = this.handlers.get(`${method} ${path}`);
     if (!handler) {
-      const allowed = [...this.handlers.keys()].filter((k) => k.endsWith(` ${path}`)).map((k) => k.split(' ')[0]);
-      if (allowed.length > 0) return sendError(res, 405, 'method-not-allowed', `${method} is not allowed on ${path}`, { allow: allowed });
+      const allowed = [...this.handlers.keys()]
+        .filter((k) => k.endsWith(` ${path}`))
+        .map((k) => k.split(' ')[0]);
+      if (allowed.length > 0)
+        return sendError(res, 405, 'method-not-allowed', `${method} is not allowed on ${path}`, {
+          allow: allowed,
+        });
       return sendError(res, 404, 'not-found', `no API route ${method} ${path}`);
     }
     let raw: unknown;
@@ -92,8 +112,10 @@ export class ApiRouter {
     } else {
       const body = await readJsonBody(req, MAX_API_BODY);
       if (!body.ok) {
-        if (body.error.code === 'too-large') return sendError(res, 413, 'payload-too-large', body.error.message);
-        if (body.error.code === 'invalid-json') return sendError(res, 400, 'bad-request', body.error.message);
+        if (body.error.code === 'too-large')
+          return sendError(res, 413, 'payload-too-large', body.error.message);
+        if (body.error.code === 'invalid-json')
+          return sendError(res, 400, 'bad-request', body.error.message);
         return;
       }
       raw = body.value;
@@ -108,11 +130,15 @@ export class ApiRouter {
     try {
       result = await handler.handle(input, { principal: ctx.principal, url: ctx.url, req });
     } catch (e) {
-      log.error('api handler failed', { route: `${method} ${path}`, error: (e as Error).stack ?? String(e) });
+      log.error('api handler failed', {
+        route: `${method} ${path}`,
+        error: (e as Error).stack ?? String(e),
+      });
       return sendError(res, 500, 'internal-error', (e as Error).message);
     }
     if (result instanceof ApiReply) {
-      if (result.contentType === undefined) return sendJson(res, result.status, result.body, { ...result.headers });
+      if (result.contentType === undefined)
+        return sendJson(res, result.status, result.body, { ...result.headers });
       const text = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
       res.writeHead(result.status, {
         'Content-Type': result.contentType,

@@ -21,7 +21,9 @@ export function settingsApi(ctx: DaemonContext): ApiHandlers {
         const before = ctx.settings.all();
         const result = ctx.settings.set(patch as Record<string, unknown>);
         if (!result.ok) return apiError(400, result.error.code, result.error.message);
-        const changed = Object.keys(patch).filter((k) => before[k as keyof Settings] !== result.value[k as keyof Settings]);
+        const changed = Object.keys(patch).filter(
+          (k) => before[k as keyof Settings] !== result.value[k as keyof Settings],
+        );
         if (changed.length > 0) {
           ctx.audit.append({
             actor: 'operator',
@@ -30,7 +32,12 @@ export function settingsApi(ctx: DaemonContext): ApiHandlers {
             session: null,
             commandId: null,
             outcome: 'ok',
-            detail: Object.fromEntries(changed.map((k) => [k, { from: before[k as keyof Settings], to: result.value[k as keyof Settings] }])),
+            detail: Object.fromEntries(
+              changed.map((k) => [
+                k,
+                { from: before[k as keyof Settings], to: result.value[k as keyof Settings] },
+              ]),
+            ),
           });
         }
         return result.value;

@@ -16,7 +16,12 @@ export function statusApi(ctx: DaemonContext): ApiHandlers {
           dataDir: ctx.dataDir,
           startedAt: ctx.startedAt,
           steeringEnabled: ctx.settings.get('features.steering'),
-          counts: { events: stored.events, sessions: stored.sessions, connections: live.connections, subscribers: live.subscribers },
+          counts: {
+            events: stored.events,
+            sessions: stored.sessions,
+            connections: live.connections,
+            subscribers: live.subscribers,
+          },
           lastHook: ctx.lastHooks(),
         };
       },

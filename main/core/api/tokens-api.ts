@@ -10,11 +10,21 @@ export function tokensApi(ctx: DaemonContext, tokens: TokenStore): ApiHandlers {
     'POST /api/tokens/rotate': {
       parse: (raw) => {
         const which = (raw as Record<string, unknown> | undefined)?.which;
-        return which === 'operator' || which === 'hook' ? ok({ which }) : err('bad-request', 'which must be "operator" or "hook"');
+        return which === 'operator' || which === 'hook'
+          ? ok({ which })
+          : err('bad-request', 'which must be "operator" or "hook"');
       },
       handle: ({ which }) => {
         const token = tokens.rotate(which);
-        ctx.audit.append({ actor: 'operator', surface: 'api', action: 'tokens.rotated', session: null, commandId: null, outcome: 'ok', detail: { which } });
+        ctx.audit.append({
+          actor: 'operator',
+          surface: 'api',
+          action: 'tokens.rotated',
+          session: null,
+          commandId: null,
+          outcome: 'ok',
+          detail: { which },
+        });
         return { which, token };
       },
     },

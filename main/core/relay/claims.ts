@@ -53,7 +53,8 @@ export class ClaimRegistry {
 
   /** Drops every claim of a claimant (its connection closed). */
   releaseAll(claimant: Claimant): void {
-    for (const session of [...(this.byClaimant.get(claimant) ?? [])]) this.release(session, claimant);
+    for (const session of [...(this.byClaimant.get(claimant) ?? [])])
+      this.release(session, claimant);
   }
 
   /** The live claimants of a session. */

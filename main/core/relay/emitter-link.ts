@@ -70,7 +70,10 @@ export class InProcessEmitter implements EmitterLink, Claimant {
 
   claim(session: string, control?: ControlCapability): void {
     if (this.closed) return;
-    this.controls.set(session, control === undefined ? undefined : { ...control, accepts: [...control.accepts] });
+    this.controls.set(
+      session,
+      control === undefined ? undefined : { ...control, accepts: [...control.accepts] },
+    );
     this.claims.claim(session, this);
   }
 
@@ -89,8 +92,16 @@ export class InProcessEmitter implements EmitterLink, Claimant {
     const items: IngestItem[] = [];
     for (const event of list) {
       const valid = validateEvent(event);
-      if (!valid.ok) throw new EmitError('invalid-event', `${event?.type ?? 'event'} ${event?.id ?? ''}: ${valid.error.message}`);
-      if (isCommandType(event.type)) throw new EmitError('invalid-event', `${event.type} is a command: send it with relay.sendCommand`);
+      if (!valid.ok)
+        throw new EmitError(
+          'invalid-event',
+          `${event?.type ?? 'event'} ${event?.id ?? ''}: ${valid.error.message}`,
+        );
+      if (isCommandType(event.type))
+        throw new EmitError(
+          'invalid-event',
+          `${event.type} is a command: send it with relay.sendCommand`,
+        );
       items.push({ event, json: JSON.stringify(event) });
     }
     if (items.length > 0) await this.ingest(items);
@@ -104,11 +115,18 @@ export class InProcessEmitter implements EmitterLink, Claimant {
   }
 
   deliverCommand(event: AepEvent, json: string): void {
-    if (this.handlers.size === 0) log.warn('command routed to an emitter without a command handler', { type: event.type, session: event.session });
+    if (this.handlers.size === 0)
+      log.warn('command routed to an emitter without a command handler', {
+        type: event.type,
+        session: event.session,
+      });
     for (const handler of this.handlers) {
       try {
         const result = handler(event, json);
-        if (result instanceof Promise) result.catch((e: unknown) => log.error('command handler failed', { type: event.type, error: String(e) }));
+        if (result instanceof Promise)
+          result.catch((e: unknown) =>
+            log.error('command handler failed', { type: event.type, error: String(e) }),
+          );
       } catch (e) {
         log.error('command handler failed', { type: event.type, error: String(e) });
       }

@@ -24,7 +24,8 @@ export function supportsVersion(header: string | string[] | undefined): boolean 
   return (SUPPORTED_VERSIONS as readonly string[]).includes(v);
 }
 
-type Parsed = { ok: true; items: IngestItem[] } | { ok: false; status: number; body: Record<string, unknown> };
+type Parsed =
+  { ok: true; items: IngestItem[] } | { ok: false; status: number; body: Record<string, unknown> };
 
 /** The JSON text kept for an event: verbatim unless it spans lines (SSE needs one data: line). */
 function keepText(text: string, event: unknown): string {
@@ -47,10 +48,19 @@ export function parseSingle(text: string): Parsed {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { ok: false, status: 400, body: { error: 'invalid-event', detail: `malformed JSON: ${(e as Error).message}` } };
+    return {
+      ok: false,
+      status: 400,
+      body: { error: 'invalid-event', detail: `malformed JSON: ${(e as Error).message}` },
+    };
   }
   const valid = validateEvent(value);
-  if (!valid.ok) return { ok: false, status: 400, body: { error: 'invalid-event', detail: valid.error.message } };
+  if (!valid.ok)
+    return {
+      ok: false,
+      status: 400,
+      body: { error: 'invalid-event', detail: valid.error.message },
+    };
   if (isCommandType(valid.value.type)) return commandRefusal(valid.value.type);
   return { ok: true, items: [{ event: valid.value, json: keepText(text.trim(), valid.value) }] };
 }
@@ -62,16 +72,33 @@ export function parseBatch(text: string, maxEvents: number): Parsed {
   let count = 0;
   for (const raw of lines) if (raw.trim() !== '') count++;
   if (count > maxEvents) {
-    return { ok: false, status: 413, body: { error: 'too-many-events', detail: `the batch holds ${count} events; at most ${maxEvents} per request` } };
+    return {
+      ok: false,
+      status: 413,
+      body: {
+        error: 'too-many-events',
+        detail: `the batch holds ${count} events; at most ${maxEvents} per request`,
+      },
+    };
   }
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
     if (line.trim() === '') continue;
     const parsed = parseEventJson(line);
     if (!parsed.ok) {
-      return { ok: false, status: 400, body: { error: 'invalid-event', detail: `line ${i + 1}: ${parsed.error.message}`, index: i, line: i + 1 } };
+      return {
+        ok: false,
+        status: 400,
+        body: {
+          error: 'invalid-event',
+          detail: `line ${i + 1}: ${parsed.error.message}`,
+          index: i,
+          line: i + 1,
+        },
+      };
     }
-    if (isCommandType(parsed.value.type)) return commandRefusal(parsed.value.type, { index: i, line: i + 1 });
+    if (isCommandType(parsed.value.type))
+      return commandRefusal(parsed.value.type, { index: i, line: i + 1 });
     items.push({ event: parsed.value, json: line.trim() });
   }
   return { ok: true, items };
@@ -92,11 +119,19 @@ export function postEventsRoute(relay: Relay): HttpRoute {
       const batch = type === 'application/x-ndjson';
       if (!batch && type !== 'application/json') {
         readBody(req, 0).catch(() => undefined);
-        return sendError(res, 415, 'unsupported-media-type', 'send application/json (one event) or application/x-ndjson (a batch)');
+        return sendError(
+          res,
+          415,
+          'unsupported-media-type',
+          'send application/json (one event) or application/x-ndjson (a batch)',
+        );
       }
       const body = await readBody(req, relay.limits.maxBodyBytes);
       if (!body.ok) {
-        if (body.error.code === 'too-large') return sendError(res, 413, 'payload-too-large', body.error.message, { limit: relay.limits.maxBodyBytes });
+        if (body.error.code === 'too-large')
+          return sendError(res, 413, 'payload-too-large', body.error.message, {
+            limit: relay.limits.maxBodyBytes,
+          });
         return;
       }
       const text = body.value.toString('utf8');
@@ -108,10 +143,18 @@ export function postEventsRoute(relay: Relay): HttpRoute {
         admitted = await relay.ingest(parsed.items);
       } catch (e) {
         log.error('ingest failed', { error: String(e) });
-        return sendError(res, 503, 'store-unavailable', 'the events could not be committed; retry with the same ids');
+        return sendError(
+          res,
+          503,
+          'store-unavailable',
+          'the events could not be committed; retry with the same ids',
+        );
       }
       const stored = admitted.filter(Boolean).length;
-      sendJson(res, 202, { accepted: parsed.items.length, duplicates: parsed.items.length - stored });
+      sendJson(res, 202, {
+        accepted: parsed.items.length,
+        duplicates: parsed.items.length - stored,
+      });
     },
   };
 }

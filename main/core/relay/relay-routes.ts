@@ -9,9 +9,16 @@ import type { RelayIdentity } from './ws-connection';
 import { wsRoute } from './ws-route';
 
 /** Adds POST/GET /events, GET /.well-known/aep, GET /stream and /socket; the disposer removes them. */
-export function registerRelayRoutes(routes: RouteTable, relay: Relay, identity: RelayIdentity): Disposer {
+export function registerRelayRoutes(
+  routes: RouteTable,
+  relay: Relay,
+  identity: RelayIdentity,
+): Disposer {
   const ws = wsRoute(relay, identity);
-  const discovery = { auth: 'any' as const, handler: (_req: unknown, res: ServerResponse) => sendJson(res, 200, relay.discovery()) };
+  const discovery = {
+    auth: 'any' as const,
+    handler: (_req: unknown, res: ServerResponse) => sendJson(res, 200, relay.discovery()),
+  };
   const disposers = [
     routes.register(postEventsRoute(relay)),
     routes.register({ method: 'GET', path: '/events', ...discovery }),

@@ -147,23 +147,35 @@ export class Relay {
    * never enters session history. A routed command is stored in its session's history, handed to
    * the target byte-identically, and fanned out to subscribers.
    */
-  async routeCommand(item: IngestItem, sender: CommandSender): Promise<Result<void, CommandErrorCode>> {
+  async routeCommand(
+    item: IngestItem,
+    sender: CommandSender,
+  ): Promise<Result<void, CommandErrorCode>> {
     const { event } = item;
     const refuse = (code: CommandErrorCode, message: string): Result<void, CommandErrorCode> => {
       this.auditCommand(event, sender, 'refused', { code, detail: message });
       log.info('command refused', { type: event.type, session: event.session, code });
       return err(code, message);
     };
-    if (!sender.authenticated) return refuse('unauthorized', 'control commands need an authenticated operator connection (AEP-0004 §4.1)');
+    if (!sender.authenticated)
+      return refuse(
+        'unauthorized',
+        'control commands need an authenticated operator connection (AEP-0004 §4.1)',
+      );
     const session = event.session;
     if (session === undefined) return refuse('no-route', 'the command names no session');
     const claimants = this.claims.claimants(session);
-    if (claimants.length === 0) return refuse('no-route', `no connected emitter owns session ${session}`);
-    if (claimants.length > 1) return refuse('ambiguous', `${claimants.length} live emitters claim session ${session}`);
+    if (claimants.length === 0)
+      return refuse('no-route', `no connected emitter owns session ${session}`);
+    if (claimants.length > 1)
+      return refuse('ambiguous', `${claimants.length} live emitters claim session ${session}`);
     const target = claimants[0];
     const accepts = target.control(session)?.accepts ?? [];
     if (!accepts.includes(event.type)) {
-      return refuse('unsupported', `the target of session ${session} does not accept ${event.type} (accepts: ${accepts.join(', ') || 'nothing'})`);
+      return refuse(
+        'unsupported',
+        `the target of session ${session} does not accept ${event.type} (accepts: ${accepts.join(', ') || 'nothing'})`,
+      );
     }
     await this.options.store.admit([item]);
     target.deliverCommand(event, item.json);
@@ -176,7 +188,10 @@ export class Relay {
    * Sends a command from inside the daemon (tray, CLI via /api): the same gate and path as a
    * command arriving on an operator WS connection.
    */
-  async sendCommand(command: AepEvent | string, sender: Omit<CommandSender, 'authenticated'>): Promise<Result<void, CommandErrorCode | 'invalid-event'>> {
+  async sendCommand(
+    command: AepEvent | string,
+    sender: Omit<CommandSender, 'authenticated'>,
+  ): Promise<Result<void, CommandErrorCode | 'invalid-event'>> {
     let event: AepEvent;
     let json: string;
     if (typeof command === 'string') {
@@ -196,7 +211,8 @@ export class Relay {
       event = valid.value;
       json = JSON.stringify(command);
     }
-    if (!isCommandType(event.type)) return err('invalid-event', `${event.type} is not a command type`);
+    if (!isCommandType(event.type))
+      return err('invalid-event', `${event.type} is not a command type`);
     return this.routeCommand({ event, json }, { ...sender, authenticated: true });
   }
 
@@ -242,7 +258,12 @@ export class Relay {
     }
   }
 
-  private auditCommand(event: AepEvent, sender: CommandSender, outcome: string, detail: Record<string, unknown>): void {
+  private auditCommand(
+    event: AepEvent,
+    sender: CommandSender,
+    outcome: string,
+    detail: Record<string, unknown>,
+  ): void {
     if (!this.options.audit) return;
     try {
       this.options.audit({

@@ -21,7 +21,9 @@ export function parseStreamRequest(
   req: IncomingMessage,
   url: URL,
   maxFrom: number,
-): { ok: true; filterSpec: unknown; capture?: Capture; from?: ReplayFrom; live: boolean } | { ok: false; error: string; detail: string } {
+):
+  | { ok: true; filterSpec: unknown; capture?: Capture; from?: ReplayFrom; live: boolean }
+  | { ok: false; error: string; detail: string } {
   const q = url.searchParams;
   let filterSpec: unknown = {};
   const filterText = q.get('filter');
@@ -29,14 +31,22 @@ export function parseStreamRequest(
     try {
       filterSpec = JSON.parse(filterText);
     } catch {
-      return { ok: false, error: 'invalid-filter', detail: 'filter must be URL-encoded attr-match JSON' };
+      return {
+        ok: false,
+        error: 'invalid-filter',
+        detail: 'filter must be URL-encoded attr-match JSON',
+      };
     }
   }
   const captureText = q.get('capture');
   let capture: Capture | undefined;
   if (captureText !== null && captureText !== '') {
     if (!(CAPTURES as readonly string[]).includes(captureText)) {
-      return { ok: false, error: 'invalid-capture', detail: `capture must be one of ${CAPTURES.join(', ')}` };
+      return {
+        ok: false,
+        error: 'invalid-capture',
+        detail: `capture must be one of ${CAPTURES.join(', ')}`,
+      };
     }
     capture = captureText as Capture;
   }
@@ -58,7 +68,8 @@ export function parseStreamRequest(
   let live = true;
   if (liveText !== null) {
     if (liveText === '0' || liveText === 'false') live = false;
-    else if (liveText !== '1' && liveText !== 'true') return { ok: false, error: 'invalid-parameter', detail: 'live must be 0 or 1' };
+    else if (liveText !== '1' && liveText !== 'true')
+      return { ok: false, error: 'invalid-parameter', detail: 'live must be 0 or 1' };
   }
   return { ok: true, filterSpec, capture, from, live };
 }
@@ -137,7 +148,8 @@ export function sseRoute(relay: Relay): HttpRoute {
         sendEvent: (rendered) => {
           write((rendered.sse ??= sseMessage(rendered.event, rendered.json)));
         },
-        sendReplayExhausted: (session, earliest) => write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`),
+        sendReplayExhausted: (session, earliest) =>
+          write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`),
         drained: () => {
           flush();
           if (closed || res.writableLength === 0) return Promise.resolve();
@@ -159,7 +171,12 @@ export function sseRoute(relay: Relay): HttpRoute {
         isClosed: () => closed,
       };
       const sub = new Subscription(
-        { id: `sse-${++streamCounter}`, filter: filter.value, capture: parsed.capture, from: parsed.from },
+        {
+          id: `sse-${++streamCounter}`,
+          filter: filter.value,
+          capture: parsed.capture,
+          from: parsed.from,
+        },
         transport,
         relay.store,
         relay.limits,

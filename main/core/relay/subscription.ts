@@ -9,7 +9,12 @@
  * (with a `closing` frame on WS), never dropping it silently. Replay waits for the socket to drain
  * instead, so a replay never costs more than the soft mark.
  */
-import { severityRank, type AepEvent, type Capture, type Position } from '../../../common/aep/envelope';
+import {
+  severityRank,
+  type AepEvent,
+  type Capture,
+  type Position,
+} from '../../../common/aep/envelope';
 import type { Filter } from '../aep/filter';
 import type { EventStore } from '../store/event-store';
 import { FanoutItem, type Rendered } from './fanout-item';
@@ -44,7 +49,11 @@ export interface SubscriptionLimits {
 }
 
 /** Defaults: a slow consumer costs at most a few MiB. */
-export const DEFAULT_SUBSCRIPTION_LIMITS: SubscriptionLimits = { softBytes: 1 << 20, hardBytes: 8 << 20, maxPending: 50_000 };
+export const DEFAULT_SUBSCRIPTION_LIMITS: SubscriptionLimits = {
+  softBytes: 1 << 20,
+  hardBytes: 8 << 20,
+  maxPending: 50_000,
+};
 
 /** What a subscription was asked for. */
 export interface SubscriptionSpec {
@@ -89,10 +98,12 @@ export class Subscription {
         if (step.after !== null) this.checkExhausted(step.session, step.after);
         for (const stored of this.store.replay(step.session, step.after)) {
           if (this.closed || this.transport.isClosed()) return;
-          if (stored.sequenced) this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
+          if (stored.sequenced)
+            this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
           if (!this.spec.filter.matches(stored.event)) continue;
           this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
-          if (this.transport.bufferedBytes() >= this.limits.softBytes) await this.transport.drained();
+          if (this.transport.bufferedBytes() >= this.limits.softBytes)
+            await this.transport.drained();
         }
       }
     }
@@ -130,7 +141,11 @@ export class Subscription {
 
   /** Last delivered position per session (what a `closing` frame reports). */
   delivered(): Position[] {
-    return [...this.lastDelivered.values()].map((e) => ({ session: e.session!, epoch: e.epoch ?? 0, seq: e.seq! }));
+    return [...this.lastDelivered.values()].map((e) => ({
+      session: e.session!,
+      epoch: e.epoch ?? 0,
+      seq: e.seq!,
+    }));
   }
 
   /** Stops delivery (unsubscribe, connection gone). */
@@ -179,6 +194,8 @@ export class Subscription {
   private coveredByReplay(event: AepEvent): boolean {
     if (event.session === undefined || event.seq === undefined) return false;
     const last = this.lastReplayed.get(event.session);
-    return last !== undefined && comparePositions({ epoch: event.epoch ?? 0, seq: event.seq }, last) <= 0;
+    return (
+      last !== undefined && comparePositions({ epoch: event.epoch ?? 0, seq: event.seq }, last) <= 0
+    );
   }
 }

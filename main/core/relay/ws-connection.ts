@@ -5,7 +5,13 @@
  * positions on orderly shutdown or when the consumer is too slow.
  */
 import type { WebSocket, RawData } from 'ws';
-import { CAPTURES, isAgentScoped, isCommandType, type AepEvent, type Capture } from '../../../common/aep/envelope';
+import {
+  CAPTURES,
+  isAgentScoped,
+  isCommandType,
+  type AepEvent,
+  type Capture,
+} from '../../../common/aep/envelope';
 import type { Capabilities, ControlCapability, ErrorFrame, Role } from '../../../common/aep/frames';
 import { parseFilter } from '../aep/filter';
 import { validateEvent } from '../aep/validate-event';
@@ -32,7 +38,8 @@ const MAX_INFLIGHT = 2_000;
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Identity of the relay in its own hello. */
 export interface RelayIdentity {
@@ -113,7 +120,8 @@ export class WsConnection implements TrackedConnection, Claimant {
   private goodbye(reason: string, code: number): void {
     if (this.closed) return;
     const delivered: { sub: string; session: string; epoch: number; seq: number }[] = [];
-    for (const [id, { sub }] of this.subs) for (const p of sub.delivered()) delivered.push({ sub: id, ...p });
+    for (const [id, { sub }] of this.subs)
+      for (const p of sub.delivered()) delivered.push({ sub: id, ...p });
     if (this.helloDone) this.send({ type: 'closing', reason, delivered });
     this.closeWith(code, reason);
   }
@@ -180,7 +188,11 @@ export class WsConnection implements TrackedConnection, Claimant {
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
     if (!this.helloDone) return this.onFirstFrame(data, isBinary);
-    if (isBinary) return this.error('binary-unsupported', 'binary frames are reserved in AEP 0.1; send JSON text frames');
+    if (isBinary)
+      return this.error(
+        'binary-unsupported',
+        'binary frames are reserved in AEP 0.1; send JSON text frames',
+      );
     const text = rawText(data);
     let value: unknown;
     try {
@@ -188,7 +200,8 @@ export class WsConnection implements TrackedConnection, Claimant {
     } catch (e) {
       return this.error('invalid-frame', `malformed JSON: ${(e as Error).message}`);
     }
-    if (!isObject(value) || typeof value.type !== 'string') return this.error('invalid-frame', 'a frame is a JSON object with a string type');
+    if (!isObject(value) || typeof value.type !== 'string')
+      return this.error('invalid-frame', 'a frame is a JSON object with a string type');
     if (value.type.includes('.')) return this.onEvent(value, text);
     switch (value.type) {
       case 'subscribe':
@@ -222,7 +235,12 @@ export class WsConnection implements TrackedConnection, Claimant {
     const versions = Array.isArray(value.versions) ? value.versions : [];
     const chosen = versions.find((v) => (SUPPORTED_VERSIONS as readonly unknown[]).includes(v));
     if (chosen === undefined) {
-      this.send({ type: 'error', code: 'version-unsupported', detail: 'no common AEP version', versions: [...SUPPORTED_VERSIONS] });
+      this.send({
+        type: 'error',
+        code: 'version-unsupported',
+        detail: 'no common AEP version',
+        versions: [...SUPPORTED_VERSIONS],
+      });
       this.closeWith(CLOSE_POLICY, 'version-unsupported');
       return;
     }
@@ -233,36 +251,57 @@ export class WsConnection implements TrackedConnection, Claimant {
     this.instance = typeof identity.instance === 'string' ? identity.instance : undefined;
     const caps: Json = isObject(value.capabilities) ? value.capabilities : {};
     // Declarations are kept verbatim for the roster; malformed ones are simply not declarations.
-    this.emits = Array.isArray(caps.emits) && caps.emits.every((e) => typeof e === 'string') ? (caps.emits as string[]) : undefined;
+    this.emits =
+      Array.isArray(caps.emits) && caps.emits.every((e) => typeof e === 'string')
+        ? (caps.emits as string[])
+        : undefined;
     const control = caps.control;
     this.declaredControl =
-      isObject(control) && Array.isArray(control.accepts) && control.accepts.every((a) => typeof a === 'string')
+      isObject(control) &&
+      Array.isArray(control.accepts) &&
+      control.accepts.every((a) => typeof a === 'string')
         ? (control as unknown as ControlCapability)
         : undefined;
     this.helloDone = true;
     const capabilities: Capabilities = this.relay.capabilities();
-    this.send({ type: 'hello', versions: [chosen], role: 'both', identity: { agent: this.identity.agent, instance: this.identity.instance }, capabilities });
+    this.send({
+      type: 'hello',
+      versions: [chosen],
+      role: 'both',
+      identity: { agent: this.identity.agent, instance: this.identity.instance },
+      capabilities,
+    });
   }
 
   private canWatch(): boolean {
-    return this.role !== 'emitter' && (this.principal === 'operator' || this.principal === 'anonymous');
+    return (
+      this.role !== 'emitter' && (this.principal === 'operator' || this.principal === 'anonymous')
+    );
   }
 
   private watchRefusal(): string {
-    if (this.role === 'emitter') return 'this connection declared the emitter role; subscribe and roster need consumer or both';
+    if (this.role === 'emitter')
+      return 'this connection declared the emitter role; subscribe and roster need consumer or both';
     return 'the hook token may only ingest; subscribing and the roster need the operator token';
   }
 
   private onSubscribe(frame: Json): void {
     const id = frame.id;
-    if (typeof id !== 'string' || id === '') return this.error('invalid-filter', 'subscribe needs a non-empty string id');
+    if (typeof id !== 'string' || id === '')
+      return this.error('invalid-filter', 'subscribe needs a non-empty string id');
     if (!this.canWatch()) return this.refuse('subscribe', this.watchRefusal(), { id });
-    if (this.subs.has(id)) return this.error('invalid-filter', `subscription ${id} already exists on this connection`, { id });
+    if (this.subs.has(id))
+      return this.error('invalid-filter', `subscription ${id} already exists on this connection`, {
+        id,
+      });
     const filter = parseFilter(frame.filter === undefined ? {} : frame.filter);
     if (!filter.ok) return this.error('invalid-filter', filter.error.message, { id });
     let capture: Capture | undefined;
     if (frame.capture !== undefined) {
-      if (!(CAPTURES as readonly unknown[]).includes(frame.capture)) return this.error('invalid-filter', `capture must be one of ${CAPTURES.join(', ')}`, { id });
+      if (!(CAPTURES as readonly unknown[]).includes(frame.capture))
+        return this.error('invalid-filter', `capture must be one of ${CAPTURES.join(', ')}`, {
+          id,
+        });
       capture = frame.capture as Capture;
     }
     let from;
@@ -272,9 +311,18 @@ export class WsConnection implements TrackedConnection, Claimant {
       from = parsed.value;
     }
     if (this.subs.size >= this.relay.limits.maxSubscriptionsPerConnection) {
-      return this.error('limit-exceeded', `at most ${this.relay.limits.maxSubscriptionsPerConnection} subscriptions per connection`, { id });
+      return this.error(
+        'limit-exceeded',
+        `at most ${this.relay.limits.maxSubscriptionsPerConnection} subscriptions per connection`,
+        { id },
+      );
     }
-    const sub = new Subscription({ id, filter: filter.value, capture, from }, this.transportFor(id), this.relay.store, this.relay.limits);
+    const sub = new Subscription(
+      { id, filter: filter.value, capture, from },
+      this.transportFor(id),
+      this.relay.store,
+      this.relay.limits,
+    );
     const remove = this.relay.addSubscription(sub);
     this.subs.set(id, { sub, remove });
     this.send({ type: 'subscribed', id });
@@ -288,7 +336,8 @@ export class WsConnection implements TrackedConnection, Claimant {
 
   private onUnsubscribe(frame: Json): void {
     const id = frame.id;
-    if (typeof id !== 'string') return this.error('invalid-frame', 'unsubscribe needs the subscription id');
+    if (typeof id !== 'string')
+      return this.error('invalid-frame', 'unsubscribe needs the subscription id');
     const open = this.subs.get(id);
     if (open) {
       open.remove();
@@ -299,7 +348,8 @@ export class WsConnection implements TrackedConnection, Claimant {
 
   private onRoster(frame: Json): void {
     const id = frame.id;
-    if (typeof id !== 'string' || id === '') return this.error('invalid-frame', 'roster needs a non-empty string id');
+    if (typeof id !== 'string' || id === '')
+      return this.error('invalid-frame', 'roster needs a non-empty string id');
     if (!this.canWatch()) return this.refuse('roster', this.watchRefusal(), { id });
     if (Array.isArray(frame.entries)) return; // a reply shape sent to us: nothing to answer
     this.send({ type: 'roster', id, entries: this.relay.claims.roster() });
@@ -308,25 +358,49 @@ export class WsConnection implements TrackedConnection, Claimant {
   private onEvent(value: Json, text: string): void {
     const valid = validateEvent(value);
     const id = typeof value.id === 'string' ? value.id : undefined;
-    if (!valid.ok) return this.error('invalid-event', valid.error.message, id !== undefined ? { id } : {});
+    if (!valid.ok)
+      return this.error('invalid-event', valid.error.message, id !== undefined ? { id } : {});
     const event = valid.value;
     const json = /[\r\n]/.test(text) ? JSON.stringify(event) : text.trim();
     if (isCommandType(event.type)) {
       this.relay
-        .routeCommand({ event, json }, { authenticated: this.principal === 'operator', surface: 'ws', label: this.agent })
+        .routeCommand(
+          { event, json },
+          { authenticated: this.principal === 'operator', surface: 'ws', label: this.agent },
+        )
         .then((routed) => {
-          if (!routed.ok) this.send({ type: 'error', cause: event.id, code: routed.error.code, detail: routed.error.message });
+          if (!routed.ok)
+            this.send({
+              type: 'error',
+              cause: event.id,
+              code: routed.error.code,
+              detail: routed.error.message,
+            });
         })
         .catch((e: unknown) => {
           log.error('command routing failed', { error: String(e) });
-          this.send({ type: 'error', cause: event.id, code: 'no-route', detail: 'the relay could not store the command' });
+          this.send({
+            type: 'error',
+            cause: event.id,
+            code: 'no-route',
+            detail: 'the relay could not store the command',
+          });
         });
       return;
     }
     if (this.principal === 'anonymous') {
-      return this.refuse('emit', 'tokenless connections are watch-only; emitting needs the hook or operator token', { id: event.id });
+      return this.refuse(
+        'emit',
+        'tokenless connections are watch-only; emitting needs the hook or operator token',
+        { id: event.id },
+      );
     }
-    if (this.role !== 'consumer' && !isAgentScoped(event.type) && event.session !== undefined && event.seq !== undefined) {
+    if (
+      this.role !== 'consumer' &&
+      !isAgentScoped(event.type) &&
+      event.session !== undefined &&
+      event.seq !== undefined
+    ) {
       if (event.type === 'session.ended') this.relay.claims.release(event.session, this);
       else this.relay.claims.claim(event.session, this);
     }
@@ -339,7 +413,9 @@ export class WsConnection implements TrackedConnection, Claimant {
       .ingest([{ event, json }])
       .catch((e: unknown) => {
         log.error('ingest failed', { error: String(e) });
-        this.error('ingest-failed', 'the event could not be committed; send it again', { id: event.id });
+        this.error('ingest-failed', 'the event could not be committed; send it again', {
+          id: event.id,
+        });
       })
       .finally(() => {
         this.inflight--;
@@ -354,7 +430,8 @@ export class WsConnection implements TrackedConnection, Claimant {
     return {
       bufferedBytes: () => this.ws.bufferedAmount,
       sendEvent: (rendered) => this.sendFrame((rendered.wsFrame ??= textFrame(rendered.json))),
-      sendReplayExhausted: (session, earliest) => this.send({ type: 'replay-exhausted', sub: subId, session, earliest }),
+      sendReplayExhausted: (session, earliest) =>
+        this.send({ type: 'replay-exhausted', sub: subId, session, earliest }),
       drained: () =>
         this.closed || this.ws.bufferedAmount < this.relay.limits.softBytes
           ? Promise.resolve()

@@ -9,15 +9,25 @@ import type { Relay } from './relay';
 import { WsConnection, type RelayIdentity } from './ws-connection';
 
 /** The `GET /socket` upgrade route and the ws server behind it. */
-export function wsRoute(relay: Relay, identity: RelayIdentity): { route: UpgradeRoute; close: () => void } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: relay.limits.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+export function wsRoute(
+  relay: Relay,
+  identity: RelayIdentity,
+): { route: UpgradeRoute; close: () => void } {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: relay.limits.maxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
   const route: UpgradeRoute = {
     method: 'GET',
     path: '/socket',
     auth: 'any',
     upgrade: (req, socket, head, ctx) => {
       if (relay.closing) {
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        socket.end(
+          'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+        );
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {

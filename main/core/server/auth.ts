@@ -20,8 +20,6 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return m !== null && LOOPBACK_HOSTS.has(m[1]);
 }
 
-
-
 /** The token a request presents: `Authorization: Bearer`, else (when allowed) `access_token`. */
 export function presentedToken(req: IncomingMessage, url: URL, allowQuery: boolean): string | null {
   const header = req.headers.authorization;
@@ -37,10 +35,15 @@ export function presentedToken(req: IncomingMessage, url: URL, allowQuery: boole
 }
 
 /** Host and Origin checks, before any token is looked at. */
-export function checkOriginAndHost(req: IncomingMessage, origins: ReadonlySet<string>): Result<void, RefusalCode> {
-  if (!isLoopbackHost(req.headers.host)) return err('bad-host', 'Host must be a loopback name (127.0.0.1, localhost or [::1])');
+export function checkOriginAndHost(
+  req: IncomingMessage,
+  origins: ReadonlySet<string>,
+): Result<void, RefusalCode> {
+  if (!isLoopbackHost(req.headers.host))
+    return err('bad-host', 'Host must be a loopback name (127.0.0.1, localhost or [::1])');
   const origin = req.headers.origin;
-  if (origin !== undefined && !origins.has(origin)) return err('bad-origin', `Origin ${origin} is not allowed`);
+  if (origin !== undefined && !origins.has(origin))
+    return err('bad-origin', `Origin ${origin} is not allowed`);
   return ok(undefined);
 }
 

@@ -7,7 +7,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { createLogger } from '../logger';
-import { authorize, checkOriginAndHost, presentedToken, refusalStatus, type RefusalCode } from './auth';
+import {
+  authorize,
+  checkOriginAndHost,
+  presentedToken,
+  refusalStatus,
+  type RefusalCode,
+} from './auth';
 import { sendError } from './http-util';
 import type { RequestContext, RouteTable } from './route-table';
 import type { TokenStore } from './tokens';
@@ -77,10 +83,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let origins = new Set<string>();
   const extra = new Set(options.extraOrigins ?? []);
 
-  const refuse = (req: IncomingMessage, url: URL, code: RefusalCode, reason: string, upgrade: boolean): void => {
+  const refuse = (
+    req: IncomingMessage,
+    url: URL,
+    code: RefusalCode,
+    reason: string,
+    upgrade: boolean,
+  ): void => {
     const path = url.pathname;
     const presented = presentedToken(req, url, true);
-    const actor = presented === null || presented === '' ? 'anonymous' : (options.tokens.identify(presented) ?? 'invalid-token');
+    const actor =
+      presented === null || presented === ''
+        ? 'anonymous'
+        : (options.tokens.identify(presented) ?? 'invalid-token');
     log.info('request refused', { method: req.method, path, code, actor });
     options.onRefusal?.({ method: req.method ?? 'GET', path, code, reason, upgrade, actor });
   };
@@ -105,9 +120,18 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const admitted = checkOriginAndHost(req, origins);
     if (!admitted.ok) {
       refuse(req, url, admitted.error.code, admitted.error.message, false);
-      return sendError(res, refusalStatus(admitted.error.code), admitted.error.code, admitted.error.message);
+      return sendError(
+        res,
+        refusalStatus(admitted.error.code),
+        admitted.error.code,
+        admitted.error.message,
+      );
     }
-    if (req.method === 'OPTIONS' && req.headers.origin !== undefined && extra.has(req.headers.origin)) {
+    if (
+      req.method === 'OPTIONS' &&
+      req.headers.origin !== undefined &&
+      extra.has(req.headers.origin)
+    ) {
       res.writeHead(204);
       res.end();
       return;
@@ -115,20 +139,37 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const found = options.routes.lookup(req.method ?? 'GET', path, false);
     if (found.kind === 'not-found') return sendError(res, 404, 'not-found', `no route for ${path}`);
     if (found.kind === 'method-not-allowed') {
-      return sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${path}`, { allow: found.allow });
+      return sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${path}`, {
+        allow: found.allow,
+      });
     }
     const { route, params } = found.match;
-    const principal = authorize(route.auth, presentedToken(req, url, true), options.tokens, options.tokenlessWatch());
+    const principal = authorize(
+      route.auth,
+      presentedToken(req, url, true),
+      options.tokens,
+      options.tokenlessWatch(),
+    );
     if (!principal.ok) {
       refuse(req, url, principal.error.code, principal.error.message, false);
-      return sendError(res, refusalStatus(principal.error.code), principal.error.code, principal.error.message);
+      return sendError(
+        res,
+        refusalStatus(principal.error.code),
+        principal.error.code,
+        principal.error.message,
+      );
     }
     const ctx: RequestContext = { url, principal: principal.value, params };
     try {
       await route.handler!(req, res, ctx);
     } catch (e) {
-      log.error('handler failed', { method: req.method, path, error: (e as Error).stack ?? String(e) });
-      if (!res.headersSent) sendError(res, 500, 'internal-error', 'the daemon failed to handle this request');
+      log.error('handler failed', {
+        method: req.method,
+        path,
+        error: (e as Error).stack ?? String(e),
+      });
+      if (!res.headersSent)
+        sendError(res, 500, 'internal-error', 'the daemon failed to handle this request');
       else res.destroy();
     }
   };
@@ -141,16 +182,35 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const admitted = checkOriginAndHost(req, origins);
     if (!admitted.ok) {
       refuse(req, url, admitted.error.code, admitted.error.message, true);
-      return writeUpgradeError(socket, refusalStatus(admitted.error.code), { error: admitted.error.code, detail: admitted.error.message });
+      return writeUpgradeError(socket, refusalStatus(admitted.error.code), {
+        error: admitted.error.code,
+        detail: admitted.error.message,
+      });
     }
     const found = options.routes.lookup(req.method ?? 'GET', path, true);
-    if (found.kind !== 'match') return writeUpgradeError(socket, 404, { error: 'not-found', detail: `no WebSocket endpoint at ${path}` });
+    if (found.kind !== 'match')
+      return writeUpgradeError(socket, 404, {
+        error: 'not-found',
+        detail: `no WebSocket endpoint at ${path}`,
+      });
     const { route, params } = found.match;
-    const principal = authorize(route.auth, presentedToken(req, url, true), options.tokens, options.tokenlessWatch());
+    const principal = authorize(
+      route.auth,
+      presentedToken(req, url, true),
+      options.tokens,
+      options.tokenlessWatch(),
+    );
     if (!principal.ok) {
       refuse(req, url, principal.error.code, principal.error.message, true);
-      if (route.refuse) return route.refuse(req, socket, head, { code: principal.error.code, message: principal.error.message });
-      return writeUpgradeError(socket, refusalStatus(principal.error.code), { error: principal.error.code, detail: principal.error.message });
+      if (route.refuse)
+        return route.refuse(req, socket, head, {
+          code: principal.error.code,
+          message: principal.error.message,
+        });
+      return writeUpgradeError(socket, refusalStatus(principal.error.code), {
+        error: principal.error.code,
+        detail: principal.error.message,
+      });
     }
     try {
       route.upgrade!(req, socket, head, { url, principal: principal.value, params });
@@ -173,7 +233,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       reject(
         e.code === 'EADDRINUSE'
           ? new ListenError('port-in-use', `port ${options.port} is already in use`)
-          : new ListenError('listen-failed', `cannot listen on ${options.host}:${options.port}: ${e.message}`),
+          : new ListenError(
+              'listen-failed',
+              `cannot listen on ${options.host}:${options.port}: ${e.message}`,
+            ),
       );
     };
     const onListening = (): void => {

@@ -6,7 +6,12 @@ import { err, ok, type Result } from '../../../common/result';
 const DRAIN_SLACK = 64 << 20;
 
 /** Sends a JSON body with the given status (no-op when the response already ended). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.writableEnded || res.destroyed) return;
   const text = JSON.stringify(body);
   if (!res.headersSent) {
@@ -21,7 +26,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** Sends `{ error, detail? }` with the given status. */
-export function sendError(res: ServerResponse, status: number, error: string, detail?: string, extra: Record<string, unknown> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  detail?: string,
+  extra: Record<string, unknown> = {},
+): void {
   sendJson(res, status, { error, ...(detail !== undefined ? { detail } : {}), ...extra });
 }
 
@@ -34,7 +45,10 @@ export function mediaType(req: IncomingMessage): string {
  * Reads a request body up to `limit` bytes. An oversize body is refused before it is buffered: the
  * rest is drained (up to a bound, then the socket is dropped) so the client can still read the 413.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Result<Buffer, 'too-large' | 'aborted'>> {
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<Result<Buffer, 'too-large' | 'aborted'>> {
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > limit) {
@@ -88,7 +102,10 @@ function drain(req: IncomingMessage, limit: number): void {
 }
 
 /** Reads and parses a JSON body; `undefined` for an empty body. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>> {
   const body = await readBody(req, limit);
   if (!body.ok) return body;
   const text = body.value.toString('utf8').trim();

@@ -28,7 +28,11 @@ export interface HttpRoute {
   readonly method: string;
   readonly path: string;
   readonly auth: RouteAuth;
-  readonly handler: (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void | Promise<void>;
+  readonly handler: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+  ) => void | Promise<void>;
   readonly upgrade?: undefined;
   readonly refuse?: undefined;
 }
@@ -38,9 +42,19 @@ export interface UpgradeRoute {
   readonly method: 'GET';
   readonly path: string;
   readonly auth: RouteAuth;
-  readonly upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer, ctx: RequestContext) => void;
+  readonly upgrade: (
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    ctx: RequestContext,
+  ) => void;
   /** Answers a token refusal in the binding's own terms (a WS error frame); default: an HTTP error. */
-  readonly refuse?: (req: IncomingMessage, socket: Duplex, head: Buffer, refusal: { code: string; message: string }) => void;
+  readonly refuse?: (
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    refusal: { code: string; message: string },
+  ) => void;
   readonly handler?: undefined;
 }
 
@@ -57,7 +71,10 @@ export interface RouteMatch {
 }
 
 /** The result of looking a request up. */
-export type Lookup = { kind: 'match'; match: RouteMatch } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'not-found' };
+export type Lookup =
+  | { kind: 'match'; match: RouteMatch }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
 
 function matchPath(pattern: string, path: string): Record<string, string> | null {
   if (pattern.endsWith('/*')) {
@@ -108,9 +125,12 @@ export class RouteTable {
       if ((route.upgrade !== undefined) !== upgrade) continue;
       const params = matchPath(route.path, path);
       if (!params) continue;
-      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { kind: 'match', match: { route, params } };
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
+        return { kind: 'match', match: { route, params } };
       allow.add(route.method);
     }
-    return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+    return allow.size > 0
+      ? { kind: 'method-not-allowed', allow: [...allow] }
+      : { kind: 'not-found' };
   }
 }

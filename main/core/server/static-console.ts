@@ -25,7 +25,12 @@ const TYPES: Record<string, string> = {
 
 /** The Content-Security-Policy of the browser console served on `port`. */
 export function consoleCsp(port: number): string {
-  const own = [`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`, `http://localhost:${port}`, `ws://localhost:${port}`];
+  const own = [
+    `http://127.0.0.1:${port}`,
+    `ws://127.0.0.1:${port}`,
+    `http://localhost:${port}`,
+    `ws://localhost:${port}`,
+  ];
   return [
     "default-src 'none'",
     "script-src 'self'",
@@ -61,7 +66,10 @@ export function staticConsoleRoute(consoleDir: string, port: () => number): Http
       'Cache-Control': 'no-cache',
     });
     if (head) res.end();
-    else createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    else
+      createReadStream(file)
+        .on('error', () => res.destroy())
+        .pipe(res);
     return true;
   };
   return {
@@ -76,7 +84,8 @@ export function staticConsoleRoute(consoleDir: string, port: () => number): Http
         return sendError(res, 400, 'bad-request', 'malformed path');
       }
       const file = resolve(root, `.${rel}`);
-      if (file !== root && !file.startsWith(root + sep)) return sendError(res, 404, 'not-found', 'no such file');
+      if (file !== root && !file.startsWith(root + sep))
+        return sendError(res, 404, 'not-found', 'no such file');
       const head = req.method === 'HEAD';
       const target = rel.endsWith('/') ? resolve(file, 'index.html') : file;
       if (serveFile(res, target, head)) return;

@@ -12,7 +12,10 @@ import { forgetSecret, registerSecret } from '../logger';
 export type TokenKind = 'operator' | 'hook';
 
 /** File names of the tokens in the data directory. */
-export const TOKEN_FILES: Readonly<Record<TokenKind, string>> = { operator: 'operator-token', hook: 'hook-token' };
+export const TOKEN_FILES: Readonly<Record<TokenKind, string>> = {
+  operator: 'operator-token',
+  hook: 'hook-token',
+};
 
 /** A fresh random token (256 bits, URL-safe). */
 export function newToken(): string {

@@ -10,8 +10,8 @@ function Installed({ d }: { d: VendorDetection }) {
   if (!d.installed) return <Badge tone="muted">not installed</Badge>;
   return (
     <Badge tone="ok" dot>
-      installed{d.installed.instruct ? ' · steerable' : ''}
-      {d.installed.permissions ? ' · permissions' : ''}
+      installed{d.installed.instruct ? ' · steering opt-in' : ''}
+      {d.installed.permissions ? ' · permission prompts' : ''}
     </Badge>
   );
 }

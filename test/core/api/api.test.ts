@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { err, ok } from '../../../common/result';
 import { apiError } from '../../../main/core/api/index';
-import { http, postEvents, sessionEvents, replaySession, startTestDaemon, type TestDaemon } from '../relay/harness';
+import {
+  http,
+  postEvents,
+  sessionEvents,
+  replaySession,
+  startTestDaemon,
+  type TestDaemon,
+} from '../relay/harness';
 
 let d: TestDaemon;
 afterEach(async () => {
@@ -12,7 +19,10 @@ const call = (method: string, path: string, body?: unknown, token?: string) =>
   http(d.url, {
     method,
     path,
-    headers: { Authorization: `Bearer ${token ?? d.tokens.operator}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      Authorization: `Bearer ${token ?? d.tokens.operator}`,
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 
@@ -39,7 +49,9 @@ describe('/api router', () => {
       'GET /api/instructions': {
         parse: (raw) => {
           const session = (raw as Record<string, unknown>).session;
-          return session === undefined || typeof session === 'string' ? ok({ session: session as string | undefined }) : err('bad-request', 'session');
+          return session === undefined || typeof session === 'string'
+            ? ok({ session: session as string | undefined })
+            : err('bad-request', 'session');
         },
         handle: (input) => (input.session === 'teapot' ? apiError(418, 'teapot') : []),
       },
@@ -69,7 +81,10 @@ describe('GET /api/status', () => {
 describe('/api/settings', () => {
   it('validates PATCH all-or-nothing with a 400 naming the key', async () => {
     d = await startTestDaemon();
-    const bad = await call('PATCH', '/api/settings', { 'ui.theme': 'dark', 'retention.maxEventsPerSession': -1 });
+    const bad = await call('PATCH', '/api/settings', {
+      'ui.theme': 'dark',
+      'retention.maxEventsPerSession': -1,
+    });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.json)).toContain('retention.maxEventsPerSession');
     expect(d.context.settings.get('ui.theme')).toBe('system');
@@ -85,23 +100,57 @@ describe('/api/settings', () => {
     const reply = await call('PATCH', '/api/settings', { 'retention.maxEventsPerSession': 4 });
     expect(reply.status).toBe(200);
     expect((reply.json as Record<string, unknown>)['retention.maxEventsPerSession']).toBe(4);
-    expect((await replaySession(d.url, d.tokens.operator, 'keep')).map((e) => e.seq)).toEqual([7, 8, 9, 10]);
-    const discovery = (await call('GET', '/.well-known/aep')).json as { capabilities: { replay: { buffer: number } } };
+    expect((await replaySession(d.url, d.tokens.operator, 'keep')).map((e) => e.seq)).toEqual([
+      7, 8, 9, 10,
+    ]);
+    const discovery = (await call('GET', '/.well-known/aep')).json as {
+      capabilities: { replay: { buffer: number } };
+    };
     expect(discovery.capabilities.replay.buffer).toBe(4);
-    expect(d.context.audit.query({ action: 'settings.changed' }).rows[0].detail).toEqual({ 'retention.maxEventsPerSession': { from: 10_000, to: 4 } });
-    expect(((await call('GET', '/api/settings')).json as Record<string, unknown>)['retention.maxEventsPerSession']).toBe(4);
+    expect(d.context.audit.query({ action: 'settings.changed' }).rows[0].detail).toEqual({
+      'retention.maxEventsPerSession': { from: 10_000, to: 4 },
+    });
+    expect(
+      ((await call('GET', '/api/settings')).json as Record<string, unknown>)[
+        'retention.maxEventsPerSession'
+      ],
+    ).toBe(4);
   });
 });
 
 describe('/api/audit', () => {
   it('pages audit rows with filters and refuses bad query values', async () => {
     d = await startTestDaemon();
-    for (let i = 0; i < 3; i++) d.context.audit.append({ actor: 'operator', surface: 'console', action: 'test.row', session: 's', commandId: null, outcome: 'ok', detail: { i } });
-    d.context.audit.append({ actor: 'operator', surface: 'cli', action: 'other', session: null, commandId: null, outcome: 'ok', detail: null });
-    const page = (await call('GET', '/api/audit?action=test.row&limit=2')).json as { rows: { detail: { i: number } }[]; next: number; total: number };
+    for (let i = 0; i < 3; i++)
+      d.context.audit.append({
+        actor: 'operator',
+        surface: 'console',
+        action: 'test.row',
+        session: 's',
+        commandId: null,
+        outcome: 'ok',
+        detail: { i },
+      });
+    d.context.audit.append({
+      actor: 'operator',
+      surface: 'cli',
+      action: 'other',
+      session: null,
+      commandId: null,
+      outcome: 'ok',
+      detail: null,
+    });
+    const page = (await call('GET', '/api/audit?action=test.row&limit=2')).json as {
+      rows: { detail: { i: number } }[];
+      next: number;
+      total: number;
+    };
     expect(page.total).toBe(3);
     expect(page.rows.map((r) => r.detail.i)).toEqual([2, 1]);
-    const rest = (await call('GET', `/api/audit?action=test.row&before=${page.next}`)).json as { rows: unknown[]; next: null };
+    const rest = (await call('GET', `/api/audit?action=test.row&before=${page.next}`)).json as {
+      rows: unknown[];
+      next: null;
+    };
     expect(rest.rows).toHaveLength(1);
     expect(rest.next).toBeNull();
     expect((await call('GET', '/api/audit?limit=zero')).status).toBe(400);
@@ -110,11 +159,30 @@ describe('/api/audit', () => {
 
   it('exports the matching rows as JSON Lines and as CSV', async () => {
     d = await startTestDaemon();
-    d.context.audit.append({ actor: 'operator', surface: 'console', action: 'x', session: 's,1', commandId: 'c1', outcome: 'ok', detail: { text: 'say "hi"' } });
-    d.context.audit.append({ actor: '=cmd()', surface: 'cli', action: 'y', session: null, commandId: null, outcome: 'refused', detail: null });
+    d.context.audit.append({
+      actor: 'operator',
+      surface: 'console',
+      action: 'x',
+      session: 's,1',
+      commandId: 'c1',
+      outcome: 'ok',
+      detail: { text: 'say "hi"' },
+    });
+    d.context.audit.append({
+      actor: '=cmd()',
+      surface: 'cli',
+      action: 'y',
+      session: null,
+      commandId: null,
+      outcome: 'refused',
+      detail: null,
+    });
     const jsonl = await call('GET', '/api/audit/export?format=jsonl');
     expect(jsonl.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const rows = jsonl.text.trim().split('\n').map((l) => JSON.parse(l) as { action: string });
+    const rows = jsonl.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string });
     expect(rows.map((r) => r.action)).toEqual(['y', 'x']);
     const csv = await call('GET', '/api/audit/export?format=csv&outcome=ok');
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);

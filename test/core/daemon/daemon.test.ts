@@ -41,7 +41,14 @@ describe('startDaemon', () => {
     d = await startTestDaemon({ features: [feature('a'), async (ctx) => feature('b')(ctx)] });
     expect(seen?.url).toBe(d.url);
     expect(seen?.tokens.hook).toBe(d.tokens.hook);
-    expect((await http(d.url, { path: '/hooks/b', headers: { Authorization: `Bearer ${d.tokens.hook}` } })).json).toEqual({ feature: 'b' });
+    expect(
+      (
+        await http(d.url, {
+          path: '/hooks/b',
+          headers: { Authorization: `Bearer ${d.tokens.hook}` },
+        })
+      ).json,
+    ).toEqual({ feature: 'b' });
     expect((await http(d.url, { path: '/hooks/b' })).status).toBe(401);
     await d.close();
     expect(order).toEqual(['start a', 'start b', 'stop b', 'stop a']);
@@ -75,7 +82,11 @@ describe('startDaemon', () => {
 
   it('fails with port-in-use when the port is taken', async () => {
     d = await startTestDaemon();
-    const error = await startDaemon({ dataDir: join(tempDir(), 'd'), port: d.port, baseFeatures: [] }).catch((e: unknown) => e);
+    const error = await startDaemon({
+      dataDir: join(tempDir(), 'd'),
+      port: d.port,
+      baseFeatures: [],
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DaemonStartError);
     expect((error as DaemonStartError).code).toBe('port-in-use');
     expect((error as Error).message).not.toContain('\n');
@@ -84,25 +95,39 @@ describe('startDaemon', () => {
   it('fails with a database error on a corrupt database file', async () => {
     const dataDir = join(tempDir(), 'd');
     mkdirSync(dataDir);
-    writeFileSync(join(dataDir, 'companion.db'), 'this is not a database, just some text that is long enough '.repeat(200));
-    const error = await startDaemon({ dataDir, port: 0, baseFeatures: [] }).catch((e: unknown) => e);
+    writeFileSync(
+      join(dataDir, 'companion.db'),
+      'this is not a database, just some text that is long enough '.repeat(200),
+    );
+    const error = await startDaemon({ dataDir, port: 0, baseFeatures: [] }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DaemonStartError);
     expect((error as DaemonStartError).code).toBe('database');
     expect((error as Error).message).toMatch(/corrupt|not an SQLite/);
   });
 
-  it.skipIf(process.getuid?.() === 0)('fails with a data-dir error when the data directory is not writable', async () => {
-    const parent = tempDir();
-    chmodSync(parent, 0o500);
-    const error = await startDaemon({ dataDir: join(parent, 'd'), port: 0, baseFeatures: [] }).catch((e: unknown) => e);
-    chmodSync(parent, 0o700);
-    expect((error as DaemonStartError).code).toBe('data-dir');
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'fails with a data-dir error when the data directory is not writable',
+    async () => {
+      const parent = tempDir();
+      chmodSync(parent, 0o500);
+      const error = await startDaemon({
+        dataDir: join(parent, 'd'),
+        port: 0,
+        baseFeatures: [],
+      }).catch((e: unknown) => e);
+      chmodSync(parent, 0o700);
+      expect((error as DaemonStartError).code).toBe('data-dir');
+    },
+  );
 
   it('fails with a data-dir error when the data directory path is a file', async () => {
     const file = join(tempDir(), 'plain-file');
     writeFileSync(file, 'x');
-    const error = await startDaemon({ dataDir: file, port: 0, baseFeatures: [] }).catch((e: unknown) => e);
+    const error = await startDaemon({ dataDir: file, port: 0, baseFeatures: [] }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DaemonStartError);
     expect((error as DaemonStartError).code).toBe('data-dir');
   });

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
-import { makeEvent, postEvents, SseClient, startTestDaemon, WsClient, type TestDaemon } from './harness';
+import {
+  makeEvent,
+  postEvents,
+  SseClient,
+  startTestDaemon,
+  WsClient,
+  type TestDaemon,
+} from './harness';
 
 let d: TestDaemon;
 afterEach(async () => {
@@ -8,7 +15,13 @@ afterEach(async () => {
 });
 
 const limits = { softBytes: 32 * 1024, hardBytes: 128 * 1024 };
-const padded = (severity: string): AepEvent => makeEvent({ session: 'flood', severity, capture: 'full', data: { message: 'x'.repeat(8 * 1024) } });
+const padded = (severity: string): AepEvent =>
+  makeEvent({
+    session: 'flood',
+    severity,
+    capture: 'full',
+    data: { message: 'x'.repeat(8 * 1024) },
+  });
 
 /** Posts `count` 8 KiB events of one severity: far more than the loopback socket buffers hold. */
 async function flood(count: number, severity: string): Promise<AepEvent[]> {
@@ -42,7 +55,10 @@ describe('slow consumers', () => {
     const received = c.events();
     const infoIds = new Set(infos.map((e) => e.id));
     expect(received.filter((e) => infoIds.has(e.id)).length).toBeLessThan(infos.length);
-    const closing = c.frames.find((f) => f.type === 'closing') as { reason: string; delivered: { sub: string; session: string; epoch: number; seq: number }[] };
+    const closing = c.frames.find((f) => f.type === 'closing') as {
+      reason: string;
+      delivered: { sub: string; session: string; epoch: number; seq: number }[];
+    };
     expect(closing.reason).toMatch(/slow-consumer/);
     const last = received[received.length - 1];
     // The positions tell the consumer exactly where to resume.
@@ -54,7 +70,9 @@ describe('slow consumers', () => {
 
   it('ends a stalled SSE stream rather than drop a notice event', async () => {
     d = await startTestDaemon({ relayLimits: limits });
-    const sse = await SseClient.open(d.url, '/stream', { Authorization: `Bearer ${d.tokens.operator}` });
+    const sse = await SseClient.open(d.url, '/stream', {
+      Authorization: `Bearer ${d.tokens.operator}`,
+    });
     await sse.until((c) => c.comments().includes('connected'));
     const res = (sse as unknown as { req: { res?: { pause(): void; resume(): void } } }).req.res!;
     res.pause();
@@ -75,16 +93,23 @@ describe('slow consumers', () => {
 describe('replay to a consumer slower than the history', () => {
   it('delivers a long replay completely and in order over WS and SSE, pacing on the socket instead of dropping', async () => {
     d = await startTestDaemon({ relayLimits: { softBytes: 16 * 1024, hardBytes: 64 * 1024 } });
-    const history = Array.from({ length: 1_500 }, (_, i) => makeEvent({ session: 'long', seq: i + 1, severity: 'debug' }));
-    for (let i = 0; i < history.length; i += 500) await postEvents(d.url, d.tokens.hook, history.slice(i, i + 500));
+    const history = Array.from({ length: 1_500 }, (_, i) =>
+      makeEvent({ session: 'long', seq: i + 1, severity: 'debug' }),
+    );
+    for (let i = 0; i < history.length; i += 500)
+      await postEvents(d.url, d.tokens.hook, history.slice(i, i + 500));
     const ws = await WsClient.hello(d.url, d.tokens.operator);
     ws.send({ type: 'subscribe', id: 'r', from: [{ session: 'long', epoch: 0, seq: 0 }] });
     await ws.until((c) => c.events().length === history.length);
     expect(ws.events().map((e) => e.seq)).toEqual(history.map((e) => e.seq));
     ws.close();
-    const sse = await SseClient.open(d.url, `/stream?live=0&from=${encodeURIComponent(JSON.stringify([{ session: 'long', epoch: 0, seq: 0 }]))}`, {
-      Authorization: `Bearer ${d.tokens.operator}`,
-    });
+    const sse = await SseClient.open(
+      d.url,
+      `/stream?live=0&from=${encodeURIComponent(JSON.stringify([{ session: 'long', epoch: 0, seq: 0 }]))}`,
+      {
+        Authorization: `Bearer ${d.tokens.operator}`,
+      },
+    );
     await sse.untilEnded();
     expect(sse.events().map((e) => e.seq)).toEqual(history.map((e) => e.seq));
   });

@@ -3,7 +3,9 @@ import { http, makeEvent, SseClient, startTestDaemon, WsClient, type TestDaemon 
 
 let d: TestDaemon;
 beforeAll(async () => {
-  d = await startTestDaemon({ relayLimits: { maxBodyBytes: 256 * 1024, maxFrameBytes: 64 * 1024 } });
+  d = await startTestDaemon({
+    relayLimits: { maxBodyBytes: 256 * 1024, maxFrameBytes: 64 * 1024 },
+  });
 });
 afterAll(async () => {
   await d.stop();
@@ -14,7 +16,11 @@ const post = (body: string | Buffer, contentType = 'application/json') =>
   http(d.url, {
     method: 'POST',
     path: '/events',
-    headers: { Authorization: `Bearer ${d.tokens.hook}`, 'AEP-Version': '0.1', 'Content-Type': contentType },
+    headers: {
+      Authorization: `Bearer ${d.tokens.hook}`,
+      'AEP-Version': '0.1',
+      'Content-Type': contentType,
+    },
     body,
   });
 
@@ -97,7 +103,9 @@ describe('bad input over SSE', () => {
   ];
   for (const path of paths) {
     it(`answers ${path} with 400 JSON or streams correctly, and keeps serving`, async () => {
-      const sse = await SseClient.open(d.url, path, { Authorization: `Bearer ${d.tokens.operator}` });
+      const sse = await SseClient.open(d.url, path, {
+        Authorization: `Bearer ${d.tokens.operator}`,
+      });
       if (sse.status === 200) {
         sse.close();
       } else {
@@ -112,7 +120,10 @@ describe('bad input over SSE', () => {
 
 describe('bad input over WS', () => {
   it('answers every malformed frame in-band and keeps the connection', async () => {
-    const c = await WsClient.hello(d.url, d.tokens.operator, { role: 'both', identity: { agent: 'tester' } });
+    const c = await WsClient.hello(d.url, d.tokens.operator, {
+      role: 'both',
+      identity: { agent: 'tester' },
+    });
     const frames: [string, string][] = [
       ['{', 'invalid-frame'],
       ['[]', 'invalid-frame'],
@@ -123,7 +134,10 @@ describe('bad input over WS', () => {
       ['{"type":"subscribe","id":"a","filter":"everything"}', 'invalid-filter'],
       ['{"type":"subscribe","id":"b","from":{}}', 'invalid-filter'],
       ['{"type":"subscribe","id":"c","from":[[]]}', 'invalid-filter'],
-      ['{"type":"subscribe","id":"d","from":[{"session":"s","epoch":0,"seq":1.5}]}', 'invalid-filter'],
+      [
+        '{"type":"subscribe","id":"d","from":[{"session":"s","epoch":0,"seq":1.5}]}',
+        'invalid-filter',
+      ],
       ['{"type":"unsubscribe"}', 'invalid-frame'],
       ['{"type":"roster"}', 'invalid-frame'],
       [JSON.stringify({ ...good(), seq: 'x' }), 'invalid-event'],

@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { EmitError } from '../../../main/core/relay/emitter-link';
-import { makeCommand, makeEvent, replaySession, startTestDaemon, WsClient, type TestDaemon } from './harness';
+import {
+  makeCommand,
+  makeEvent,
+  replaySession,
+  startTestDaemon,
+  WsClient,
+  type TestDaemon,
+} from './harness';
 
 let d: TestDaemon;
 const clients: WsClient[] = [];
@@ -14,9 +21,17 @@ const track = (c: WsClient): WsClient => {
   return c;
 };
 
-async function emitterClaiming(session: string, accepts: string[], agent = 'target'): Promise<WsClient> {
+async function emitterClaiming(
+  session: string,
+  accepts: string[],
+  agent = 'target',
+): Promise<WsClient> {
   const e = track(
-    await WsClient.hello(d.url, d.tokens.hook, { role: 'emitter', identity: { agent, instance: `${agent}/1` }, capabilities: { control: { accepts } } }),
+    await WsClient.hello(d.url, d.tokens.hook, {
+      role: 'emitter',
+      identity: { agent, instance: `${agent}/1` },
+      capabilities: { control: { accepts } },
+    }),
   );
   e.send(makeEvent({ session, agent, source: `aep://test/${agent}` }));
   await e.sync();
@@ -41,7 +56,11 @@ describe('control routing over WS', () => {
     const target = await emitterClaiming('ctl', ['control.pause']);
     const command = makeCommand('ctl', 'control.pause');
     target.send(command);
-    expect(await target.next((f) => f.type === 'error')).toMatchObject({ type: 'error', cause: command.id, code: 'unauthorized' });
+    expect(await target.next((f) => f.type === 'error')).toMatchObject({
+      type: 'error',
+      cause: command.id,
+      code: 'unauthorized',
+    });
   });
 
   it('refuses no-route, unsupported and ambiguous commands without touching the session history', async () => {
@@ -49,25 +68,38 @@ describe('control routing over WS', () => {
     const sender = track(await WsClient.hello(d.url, d.tokens.operator));
     const nowhere = makeCommand('nobody', 'control.pause');
     sender.send(nowhere);
-    expect(await sender.next((f) => f.cause === nowhere.id)).toMatchObject({ type: 'error', code: 'no-route' });
+    expect(await sender.next((f) => f.cause === nowhere.id)).toMatchObject({
+      type: 'error',
+      code: 'no-route',
+    });
 
     await emitterClaiming('picky', ['control.cancel']);
     const unsupported = makeCommand('picky', 'control.pause');
     sender.send(unsupported);
-    expect(await sender.next((f) => f.cause === unsupported.id)).toMatchObject({ type: 'error', code: 'unsupported' });
+    expect(await sender.next((f) => f.cause === unsupported.id)).toMatchObject({
+      type: 'error',
+      code: 'unsupported',
+    });
 
     const first = await emitterClaiming('twice', ['control.pause'], 'one');
     const second = await emitterClaiming('twice', ['control.pause'], 'two');
     const ambiguous = makeCommand('twice', 'control.pause');
     sender.send(ambiguous);
-    expect(await sender.next((f) => f.cause === ambiguous.id)).toMatchObject({ type: 'error', code: 'ambiguous' });
+    expect(await sender.next((f) => f.cause === ambiguous.id)).toMatchObject({
+      type: 'error',
+      code: 'ambiguous',
+    });
     await first.sync();
     await second.sync();
     expect(first.texts.some((t) => t.includes(ambiguous.id))).toBe(false);
     expect(second.texts.some((t) => t.includes(ambiguous.id))).toBe(false);
 
     for (const session of ['picky', 'twice']) {
-      expect((await replaySession(d.url, d.tokens.operator, session)).some((e) => e.type.startsWith('control.'))).toBe(false);
+      expect(
+        (await replaySession(d.url, d.tokens.operator, session)).some((e) =>
+          e.type.startsWith('control.'),
+        ),
+      ).toBe(false);
     }
     expect(await replaySession(d.url, d.tokens.operator, 'nobody')).toEqual([]);
     expect(d.context.audit.query({ action: 'control.refused' }).total).toBe(3);
@@ -80,14 +112,20 @@ describe('control routing over WS', () => {
     const watcher = track(await WsClient.hello(d.url, null));
     const command = makeCommand('ctl', 'control.pause');
     watcher.send(command);
-    expect(await watcher.next((f) => f.cause === command.id)).toMatchObject({ code: 'unauthorized' });
+    expect(await watcher.next((f) => f.cause === command.id)).toMatchObject({
+      code: 'unauthorized',
+    });
   });
 });
 
 describe('in-process emitter links', () => {
   it('claims sessions visibly in the roster, changes its control declaration live, and receives routed commands', async () => {
     d = await startTestDaemon();
-    const link = d.context.relay.attachEmitter({ agent: 'claude-code', instance: 'hooks/1', emits: ['session'] });
+    const link = d.context.relay.attachEmitter({
+      agent: 'claude-code',
+      instance: 'hooks/1',
+      emits: ['session'],
+    });
     const received: [AepEvent, string][] = [];
     link.onCommand((command, raw) => {
       received.push([command, raw]);
@@ -96,7 +134,15 @@ describe('in-process emitter links', () => {
     const sender = track(await WsClient.hello(d.url, d.tokens.operator));
     sender.send({ type: 'roster', id: 'r1' });
     expect(await sender.next((f) => f.id === 'r1')).toMatchObject({
-      entries: [{ session: 'steer', agent: 'claude-code', instance: 'hooks/1', control: { accepts: [] }, emits: ['session'] }],
+      entries: [
+        {
+          session: 'steer',
+          agent: 'claude-code',
+          instance: 'hooks/1',
+          control: { accepts: [] },
+          emits: ['session'],
+        },
+      ],
     });
     const refused = makeCommand('steer', 'x.claude-code.control.instruct', { text: 'hi' });
     sender.send(refused);
@@ -125,7 +171,9 @@ describe('in-process emitter links', () => {
     const link = d.context.relay.attachEmitter({ agent: 'tester', instance: 'x' });
     const event = makeEvent({ session: 'inproc' });
     await link.emit([event]);
-    expect([...d.context.eventStore.replay('inproc', null)].map((s) => s.json)).toEqual([JSON.stringify(event)]);
+    expect([...d.context.eventStore.replay('inproc', null)].map((s) => s.json)).toEqual([
+      JSON.stringify(event),
+    ]);
     await expect(link.emit(makeEvent({ time: 'soon' }))).rejects.toBeInstanceOf(EmitError);
     link.close();
     await expect(link.emit(makeEvent())).rejects.toMatchObject({ code: 'closed' });
@@ -139,13 +187,22 @@ describe('in-process emitter links', () => {
       got.push(raw);
     });
     link.claim('tray', { accepts: ['control.cancel'] });
-    expect(await d.context.relay.sendCommand(makeCommand('tray', 'control.pause'), { surface: 'tray' })).toMatchObject({
+    expect(
+      await d.context.relay.sendCommand(makeCommand('tray', 'control.pause'), { surface: 'tray' }),
+    ).toMatchObject({
       ok: false,
       error: { code: 'unsupported' },
     });
     const command = makeCommand('tray', 'control.cancel', { scope: 'session' });
-    expect(await d.context.relay.sendCommand(command, { surface: 'tray' })).toEqual({ ok: true, value: undefined });
+    expect(await d.context.relay.sendCommand(command, { surface: 'tray' })).toEqual({
+      ok: true,
+      value: undefined,
+    });
     expect(got).toEqual([JSON.stringify(command)]);
-    expect(d.context.audit.query({ action: 'control.routed' }).rows[0]).toMatchObject({ surface: 'tray', commandId: command.id, outcome: 'ok' });
+    expect(d.context.audit.query({ action: 'control.routed' }).rows[0]).toMatchObject({
+      surface: 'tray',
+      commandId: command.id,
+      outcome: 'ok',
+    });
   });
 });

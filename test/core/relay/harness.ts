@@ -21,7 +21,12 @@ export interface TestDaemon extends DaemonHandle {
 /** Starts a bare daemon (no product features unless given) on 127.0.0.1:0 in a fresh temp dir. */
 export async function startTestDaemon(options: Partial<DaemonOptions> = {}): Promise<TestDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'aep-companion-test-'));
-  const daemon = await startDaemon({ dataDir: join(dir, 'data'), port: 0, baseFeatures: [], ...options });
+  const daemon = await startDaemon({
+    dataDir: join(dir, 'data'),
+    port: 0,
+    baseFeatures: [],
+    ...options,
+  });
   let stopped = false;
   return {
     url: daemon.url,
@@ -64,13 +69,29 @@ export function makeEvent(overrides: Record<string, unknown> = {}): AepEvent {
 }
 
 /** A numbered run of events in one session, seq 1..n. */
-export function sessionEvents(session: string, n: number, extra: Record<string, unknown> = {}): AepEvent[] {
+export function sessionEvents(
+  session: string,
+  n: number,
+  extra: Record<string, unknown> = {},
+): AepEvent[] {
   return Array.from({ length: n }, (_, i) => makeEvent({ session, seq: i + 1, ...extra }));
 }
 
 /** A command event (foreign-emitter: session, no seq). */
-export function makeCommand(session: string, type: string, data: Record<string, unknown> = {}): AepEvent {
-  return makeEvent({ type, session, seq: undefined, epoch: undefined, agent: 'operator-console', source: 'aep://test/console', data });
+export function makeCommand(
+  session: string,
+  type: string,
+  data: Record<string, unknown> = {},
+): AepEvent {
+  return makeEvent({
+    type,
+    session,
+    seq: undefined,
+    epoch: undefined,
+    agent: 'operator-console',
+    source: 'aep://test/console',
+    data,
+  });
 }
 
 /** An HTTP answer with its parsed JSON body (null when not JSON). */
@@ -84,24 +105,33 @@ export interface Reply {
 /** Sends one HTTP request and reads the whole answer. */
 export function http(
   url: string,
-  options: { method?: string; path: string; headers?: Record<string, string | number>; body?: string | Buffer },
+  options: {
+    method?: string;
+    path: string;
+    headers?: Record<string, string | number>;
+    body?: string | Buffer;
+  },
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${options.path}`, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = null;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}${options.path}`,
+      { method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = null;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
@@ -109,9 +139,16 @@ export function http(
 }
 
 /** POSTs events (one → application/json, an array → NDJSON) with the given token. */
-export function postEvents(url: string, token: string, events: AepEvent | readonly AepEvent[], headers: Record<string, string> = {}): Promise<Reply> {
+export function postEvents(
+  url: string,
+  token: string,
+  events: AepEvent | readonly AepEvent[],
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const batch = Array.isArray(events);
-  const body = batch ? (events as AepEvent[]).map((e) => JSON.stringify(e)).join('\n') + '\n' : JSON.stringify(events);
+  const body = batch
+    ? (events as AepEvent[]).map((e) => JSON.stringify(e)).join('\n') + '\n'
+    : JSON.stringify(events);
   return http(url, {
     method: 'POST',
     path: '/events',
@@ -151,25 +188,29 @@ export class SseClient {
   static open(url: string, path: string, headers: Record<string, string> = {}): Promise<SseClient> {
     const client = new SseClient();
     return new Promise((resolve, reject) => {
-      client.req = request(`${url}${path}`, { headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
-        client.status = res.statusCode ?? 0;
-        client.headers = res.headers;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => client.feed(chunk));
-        res.on('end', () => {
-          client.ended = true;
-          client.wake();
-        });
-        res.on('error', () => {
-          client.ended = true;
-          client.wake();
-        });
-        res.on('close', () => {
-          client.ended = true;
-          client.wake();
-        });
-        resolve(client);
-      });
+      client.req = request(
+        `${url}${path}`,
+        { headers: { Accept: 'text/event-stream', ...headers } },
+        (res) => {
+          client.status = res.statusCode ?? 0;
+          client.headers = res.headers;
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => client.feed(chunk));
+          res.on('end', () => {
+            client.ended = true;
+            client.wake();
+          });
+          res.on('error', () => {
+            client.ended = true;
+            client.wake();
+          });
+          res.on('close', () => {
+            client.ended = true;
+            client.wake();
+          });
+          resolve(client);
+        },
+      );
       client.req.on('error', reject);
       client.req.end();
     });
@@ -177,7 +218,9 @@ export class SseClient {
 
   /** Events (messages with data) received so far, parsed. */
   events(): AepEvent[] {
-    return this.messages.filter((m) => m.data !== undefined).map((m) => JSON.parse(m.data!) as AepEvent);
+    return this.messages
+      .filter((m) => m.data !== undefined)
+      .map((m) => JSON.parse(m.data!) as AepEvent);
   }
 
   /** Comment lines received so far. */
@@ -188,7 +231,10 @@ export class SseClient {
   /** Resolves when `predicate` holds (checked after every chunk); rejects if the stream ends first. */
   async until(predicate: (c: SseClient) => boolean): Promise<void> {
     while (!predicate(this)) {
-      if (this.ended) throw new Error(`SSE stream ended before the condition held; got ${this.messages.length} messages`);
+      if (this.ended)
+        throw new Error(
+          `SSE stream ended before the condition held; got ${this.messages.length} messages`,
+        );
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }
@@ -215,12 +261,15 @@ export class SseClient {
     while ((at = this.buffer.indexOf('\n\n')) !== -1) {
       const block = this.buffer.slice(0, at);
       this.buffer = this.buffer.slice(at + 2);
-      const msg: { event?: string; id?: string; data?: string; comment?: string; raw: string } = { raw: block };
+      const msg: { event?: string; id?: string; data?: string; comment?: string; raw: string } = {
+        raw: block,
+      };
       for (const line of block.split('\n')) {
         if (line.startsWith(':')) msg.comment = line.slice(1).trim();
         else if (line.startsWith('event: ')) msg.event = line.slice(7);
         else if (line.startsWith('id: ')) msg.id = line.slice(4);
-        else if (line.startsWith('data: ')) msg.data = msg.data === undefined ? line.slice(6) : `${msg.data}\n${line.slice(6)}`;
+        else if (line.startsWith('data: '))
+          msg.data = msg.data === undefined ? line.slice(6) : `${msg.data}\n${line.slice(6)}`;
       }
       this.messages.push(msg);
     }
@@ -262,20 +311,33 @@ export class WsClient {
   }
 
   /** Connects to /socket (token in the Authorization header unless `query`). */
-  static connect(url: string, token: string | null, options: { headers?: Record<string, string>; query?: string } = {}): Promise<WsClient> {
+  static connect(
+    url: string,
+    token: string | null,
+    options: { headers?: Record<string, string>; query?: string } = {},
+  ): Promise<WsClient> {
     const wsUrl = `${url.replace(/^http/, 'ws')}/socket${options.query ?? ''}`;
-    const headers: Record<string, string> = { ...(token !== null ? { Authorization: `Bearer ${token}` } : {}), ...options.headers };
+    const headers: Record<string, string> = {
+      ...(token !== null ? { Authorization: `Bearer ${token}` } : {}),
+      ...options.headers,
+    };
     const ws = new WebSocket(wsUrl, { headers });
     const client = new WsClient(ws);
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(client));
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused with ${res.statusCode}`)));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(new Error(`upgrade refused with ${res.statusCode}`)),
+      );
       ws.once('error', reject);
     });
   }
 
   /** Connects and completes the hello exchange. */
-  static async hello(url: string, token: string | null, hello: Record<string, unknown> = {}): Promise<WsClient> {
+  static async hello(
+    url: string,
+    token: string | null,
+    hello: Record<string, unknown> = {},
+  ): Promise<WsClient> {
     const client = await WsClient.connect(url, token);
     client.send({ type: 'hello', versions: ['0.1'], role: 'consumer', ...hello });
     await client.next((f) => f.type === 'hello');
@@ -288,11 +350,17 @@ export class WsClient {
   }
 
   /** Resolves with the first frame (received so far or later) matching `predicate`. */
-  async next(predicate: (f: Record<string, unknown>) => boolean, from = 0): Promise<Record<string, unknown>> {
+  async next(
+    predicate: (f: Record<string, unknown>) => boolean,
+    from = 0,
+  ): Promise<Record<string, unknown>> {
     for (;;) {
       const found = this.frames.slice(from).find(predicate);
       if (found) return found;
-      if (this.closed) throw new Error(`socket closed before the frame arrived; frames: ${JSON.stringify(this.frames).slice(0, 2000)}`);
+      if (this.closed)
+        throw new Error(
+          `socket closed before the frame arrived; frames: ${JSON.stringify(this.frames).slice(0, 2000)}`,
+        );
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }
@@ -300,7 +368,10 @@ export class WsClient {
   /** Resolves once `predicate` holds over the client state. */
   async until(predicate: (c: WsClient) => boolean): Promise<void> {
     while (!predicate(this)) {
-      if (this.closed) throw new Error(`socket closed before the condition held; frames: ${JSON.stringify(this.frames).slice(0, 2000)}`);
+      if (this.closed)
+        throw new Error(
+          `socket closed before the condition held; frames: ${JSON.stringify(this.frames).slice(0, 2000)}`,
+        );
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }
@@ -319,7 +390,9 @@ export class WsClient {
 
   /** Events (frames whose type has a dot) received so far. */
   events(): AepEvent[] {
-    return this.frames.filter((f) => typeof f.type === 'string' && f.type.includes('.')) as unknown as AepEvent[];
+    return this.frames.filter(
+      (f) => typeof f.type === 'string' && f.type.includes('.'),
+    ) as unknown as AepEvent[];
   }
 
   close(): void {
@@ -334,16 +407,24 @@ export class WsClient {
 }
 
 /** Reads every event the store holds for a session through SSE replay (live=0). */
-export async function replaySession(url: string, token: string, session: string): Promise<AepEvent[]> {
+export async function replaySession(
+  url: string,
+  token: string,
+  session: string,
+): Promise<AepEvent[]> {
   const from = encodeURIComponent(JSON.stringify([{ session, epoch: 0, seq: 0 }]));
-  const sse = await SseClient.open(url, `/stream?from=${from}&live=0`, { Authorization: `Bearer ${token}` });
+  const sse = await SseClient.open(url, `/stream?from=${from}&live=0`, {
+    Authorization: `Bearer ${token}`,
+  });
   await sse.untilEnded();
   return sse.events();
 }
 
 /** Reads every stored event through SSE replay-all (live=0). */
 export async function replayAll(url: string, token: string): Promise<AepEvent[]> {
-  const sse = await SseClient.open(url, `/stream?from=all&live=0`, { Authorization: `Bearer ${token}` });
+  const sse = await SseClient.open(url, `/stream?from=all&live=0`, {
+    Authorization: `Bearer ${token}`,
+  });
   await sse.untilEnded();
   return sse.events();
 }

@@ -1,5 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { http, makeCommand, makeEvent, postEvents, replayAll, replaySession, sessionEvents, SseClient, startTestDaemon, type TestDaemon } from './harness';
+import {
+  http,
+  makeCommand,
+  makeEvent,
+  postEvents,
+  replayAll,
+  replaySession,
+  sessionEvents,
+  SseClient,
+  startTestDaemon,
+  type TestDaemon,
+} from './harness';
 
 let d: TestDaemon;
 beforeEach(async () => {
@@ -22,20 +33,29 @@ describe('POST /events', () => {
     const events = sessionEvents('batch', 20);
     const reply = await postEvents(d.url, d.tokens.hook, events);
     expect(reply.status).toBe(202);
-    expect((await replaySession(d.url, d.tokens.operator, 'batch')).map((e) => e.id)).toEqual(events.map((e) => e.id));
+    expect((await replaySession(d.url, d.tokens.operator, 'batch')).map((e) => e.id)).toEqual(
+      events.map((e) => e.id),
+    );
   });
 
   it('stores the posted JSON text byte-identically', async () => {
-    const text = '{"aep":"0.1","id":"01JBYTES0000000000000000001","type":"progress.status","time":"2026-07-03T10:15:04.221Z","source":"aep://t/b","agent":"t","session":"bytes","seq":1,  "epoch":0}';
+    const text =
+      '{"aep":"0.1","id":"01JBYTES0000000000000000001","type":"progress.status","time":"2026-07-03T10:15:04.221Z","source":"aep://t/b","agent":"t","session":"bytes","seq":1,  "epoch":0}';
     const reply = await http(d.url, {
       method: 'POST',
       path: '/events',
-      headers: { Authorization: `Bearer ${d.tokens.hook}`, 'AEP-Version': '0.1', 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${d.tokens.hook}`,
+        'AEP-Version': '0.1',
+        'Content-Type': 'application/json',
+      },
       body: text,
     });
     expect(reply.status).toBe(202);
     const from = encodeURIComponent(JSON.stringify([{ session: 'bytes', epoch: 0, seq: 0 }]));
-    const sse = await SseClient.open(d.url, `/stream?from=${from}&live=0`, { Authorization: `Bearer ${d.tokens.operator}` });
+    const sse = await SseClient.open(d.url, `/stream?from=${from}&live=0`, {
+      Authorization: `Bearer ${d.tokens.operator}`,
+    });
     await sse.untilEnded();
     expect(sse.messages.find((m) => m.data !== undefined)?.data).toBe(text);
   });
@@ -60,7 +80,11 @@ describe('POST /events', () => {
     const reply = await http(d.url, {
       method: 'POST',
       path: '/events',
-      headers: { Authorization: `Bearer ${d.tokens.hook}`, 'AEP-Version': '0.1', 'Content-Type': 'text/plain' },
+      headers: {
+        Authorization: `Bearer ${d.tokens.hook}`,
+        'AEP-Version': '0.1',
+        'Content-Type': 'text/plain',
+      },
       body: JSON.stringify(makeEvent()),
     });
     expect(reply.status).toBe(415);
@@ -82,7 +106,11 @@ describe('POST /events', () => {
     const reply = await http(d.url, {
       method: 'POST',
       path: '/events',
-      headers: { Authorization: `Bearer ${d.tokens.hook}`, 'AEP-Version': '0.1', 'Content-Type': 'application/x-ndjson' },
+      headers: {
+        Authorization: `Bearer ${d.tokens.hook}`,
+        'AEP-Version': '0.1',
+        'Content-Type': 'application/x-ndjson',
+      },
       body: lines.join('\n'),
     });
     expect(reply.status).toBe(400);
@@ -109,10 +137,18 @@ describe('POST /events', () => {
   });
 
   it('dedupes admission on (source, id) but forwards a redelivery to live subscribers', async () => {
-    const sse = await SseClient.open(d.url, '/stream', { Authorization: `Bearer ${d.tokens.operator}` });
+    const sse = await SseClient.open(d.url, '/stream', {
+      Authorization: `Bearer ${d.tokens.operator}`,
+    });
     const event = makeEvent({ session: 'dup' });
-    expect((await postEvents(d.url, d.tokens.hook, event)).json).toEqual({ accepted: 1, duplicates: 0 });
-    expect((await postEvents(d.url, d.tokens.hook, event)).json).toEqual({ accepted: 1, duplicates: 1 });
+    expect((await postEvents(d.url, d.tokens.hook, event)).json).toEqual({
+      accepted: 1,
+      duplicates: 0,
+    });
+    expect((await postEvents(d.url, d.tokens.hook, event)).json).toEqual({
+      accepted: 1,
+      duplicates: 1,
+    });
     await sse.until((c) => c.events().length === 2);
     expect(sse.events().map((e) => e.id)).toEqual([event.id, event.id]);
     expect(await replaySession(d.url, d.tokens.operator, 'dup')).toEqual([event]);
@@ -122,16 +158,29 @@ describe('POST /events', () => {
 
 describe('discovery', () => {
   it('serves the same discovery document at GET /events and /.well-known/aep with the implemented capabilities', async () => {
-    const a = await http(d.url, { path: '/events', headers: { Authorization: `Bearer ${d.tokens.hook}` } });
-    const b = await http(d.url, { path: '/.well-known/aep', headers: { Authorization: `Bearer ${d.tokens.operator}` } });
+    const a = await http(d.url, {
+      path: '/events',
+      headers: { Authorization: `Bearer ${d.tokens.hook}` },
+    });
+    const b = await http(d.url, {
+      path: '/.well-known/aep',
+      headers: { Authorization: `Bearer ${d.tokens.operator}` },
+    });
     expect(a.status).toBe(200);
     expect(a.headers['content-type']).toMatch(/^application\/json/);
     expect(a.json).toEqual(b.json);
     expect(a.json).toMatchObject({
       aep: ['0.1'],
       endpoints: { events: '/events', stream: '/stream', socket: '/socket' },
-      capabilities: { filters: ['attr-match'], replay: { buffer: 10_000, all: true }, roster: {}, control: { accepts: [] } },
+      capabilities: {
+        filters: ['attr-match'],
+        replay: { buffer: 10_000, all: true },
+        roster: {},
+        control: { accepts: [] },
+      },
     });
-    expect((a.json as { capabilities: { capture: string[] } }).capabilities.capture).toContain('metadata');
+    expect((a.json as { capabilities: { capture: string[] } }).capabilities.capture).toContain(
+      'metadata',
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeEvent, postEvents, sessionEvents, SseClient, startTestDaemon, type TestDaemon } from './harness';
+import {
+  makeEvent,
+  postEvents,
+  sessionEvents,
+  SseClient,
+  startTestDaemon,
+  type TestDaemon,
+} from './harness';
 
 let d: TestDaemon;
 afterEach(async () => {
@@ -15,7 +22,13 @@ describe('GET /stream', () => {
     const sse = await SseClient.open(d.url, '/stream', auth());
     expect(sse.status).toBe(200);
     expect(sse.headers['content-type']).toMatch(/^text\/event-stream/);
-    const event = makeEvent({ session: 'live', epoch: 2, seq: 7, type: 'tool.started', subject: 'line\nbreak' });
+    const event = makeEvent({
+      session: 'live',
+      epoch: 2,
+      seq: 7,
+      type: 'tool.started',
+      subject: 'line\nbreak',
+    });
     await postEvents(d.url, d.tokens.hook, event);
     await sse.until((c) => c.events().length === 1);
     const msg = sse.messages.find((m) => m.data !== undefined)!;
@@ -28,7 +41,11 @@ describe('GET /stream', () => {
   it('gives agent-scoped events no id', async () => {
     d = await startTestDaemon();
     const sse = await SseClient.open(d.url, '/stream', auth());
-    await postEvents(d.url, d.tokens.hook, makeEvent({ type: 'agent.heartbeat', session: undefined, seq: undefined, epoch: undefined }));
+    await postEvents(
+      d.url,
+      d.tokens.hook,
+      makeEvent({ type: 'agent.heartbeat', session: undefined, seq: undefined, epoch: undefined }),
+    );
     await sse.until((c) => c.events().length === 1);
     expect(sse.messages.find((m) => m.data !== undefined)!.id).toBeUndefined();
     sse.close();
@@ -36,7 +53,11 @@ describe('GET /stream', () => {
 
   it('applies the attr-match filter', async () => {
     d = await startTestDaemon();
-    const sse = await SseClient.open(d.url, `/stream?filter=${enc({ severity: { gte: 'warning' } })}`, auth());
+    const sse = await SseClient.open(
+      d.url,
+      `/stream?filter=${enc({ severity: { gte: 'warning' } })}`,
+      auth(),
+    );
     const quiet = makeEvent({ severity: 'info' });
     const loud = makeEvent({ severity: 'error' });
     await postEvents(d.url, d.tokens.hook, [quiet, loud]);
@@ -51,7 +72,11 @@ describe('GET /stream', () => {
   it('down-levels to the capture ceiling and never up-levels', async () => {
     d = await startTestDaemon();
     const sse = await SseClient.open(d.url, '/stream?capture=none', auth());
-    const full = makeEvent({ type: 'tool.started', capture: 'full', data: { tool: { name: 'Bash' }, input: { command: 'ls -la' } } });
+    const full = makeEvent({
+      type: 'tool.started',
+      capture: 'full',
+      data: { tool: { name: 'Bash' }, input: { command: 'ls -la' } },
+    });
     await postEvents(d.url, d.tokens.hook, full);
     await sse.until((c) => c.events().length === 1);
     const got = sse.events()[0];
@@ -65,7 +90,14 @@ describe('GET /stream', () => {
     const a = sessionEvents('a', 5);
     const b = sessionEvents('b', 3);
     await postEvents(d.url, d.tokens.hook, [...a, ...b]);
-    const sse = await SseClient.open(d.url, `/stream?from=${enc([{ session: 'a', epoch: 0, seq: 3 }, { session: 'b', epoch: 0, seq: 0 }])}`, auth());
+    const sse = await SseClient.open(
+      d.url,
+      `/stream?from=${enc([
+        { session: 'a', epoch: 0, seq: 3 },
+        { session: 'b', epoch: 0, seq: 0 },
+      ])}`,
+      auth(),
+    );
     await sse.until((c) => c.events().length === 5);
     expect(sse.events().map((e) => e.id)).toEqual([a[3].id, a[4].id, b[0].id, b[1].id, b[2].id]);
     const later = makeEvent({ session: 'a', seq: 6 });
@@ -80,13 +112,20 @@ describe('GET /stream', () => {
     d = await startTestDaemon();
     const events = sessionEvents('r:with:colons', 4);
     await postEvents(d.url, d.tokens.hook, events);
-    const resumed = await SseClient.open(d.url, '/stream?live=0', { ...auth(), 'Last-Event-ID': 'r:with:colons:0:2' });
+    const resumed = await SseClient.open(d.url, '/stream?live=0', {
+      ...auth(),
+      'Last-Event-ID': 'r:with:colons:0:2',
+    });
     await resumed.untilEnded();
     expect(resumed.events().map((e) => e.id)).toEqual([events[2].id, events[3].id]);
-    const both = await SseClient.open(d.url, `/stream?live=0&from=${enc([{ session: 'r:with:colons', epoch: 0, seq: 3 }])}`, {
-      ...auth(),
-      'Last-Event-ID': 'r:with:colons:0:0',
-    });
+    const both = await SseClient.open(
+      d.url,
+      `/stream?live=0&from=${enc([{ session: 'r:with:colons', epoch: 0, seq: 3 }])}`,
+      {
+        ...auth(),
+        'Last-Event-ID': 'r:with:colons:0:0',
+      },
+    );
     await both.untilEnded();
     expect(both.events().map((e) => e.id)).toEqual([events[3].id]);
   });
@@ -98,7 +137,12 @@ describe('GET /stream', () => {
     await postEvents(d.url, d.tokens.hook, [...x, ...y]);
     const sse = await SseClient.open(d.url, '/stream?from=all&live=0', auth());
     await sse.untilEnded();
-    expect(sse.events().map((e) => e.id).sort()).toEqual([...x, ...y].map((e) => e.id).sort());
+    expect(
+      sse
+        .events()
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual([...x, ...y].map((e) => e.id).sort());
     expect(sse.comments().some((c) => c.startsWith('replay-exhausted'))).toBe(false);
   });
 
@@ -106,7 +150,11 @@ describe('GET /stream', () => {
     d = await startTestDaemon({ maxEventsPerSession: 3 });
     const events = sessionEvents('ret', 6);
     await postEvents(d.url, d.tokens.hook, events);
-    const sse = await SseClient.open(d.url, `/stream?live=0&from=${enc([{ session: 'ret', epoch: 0, seq: 1 }])}`, auth());
+    const sse = await SseClient.open(
+      d.url,
+      `/stream?live=0&from=${enc([{ session: 'ret', epoch: 0, seq: 1 }])}`,
+      auth(),
+    );
     await sse.untilEnded();
     expect(sse.comments()).toContain('replay-exhausted ret 0:4');
     const first = sse.messages.findIndex((m) => m.comment?.startsWith('replay-exhausted'));
@@ -114,7 +162,11 @@ describe('GET /stream', () => {
     expect(first).toBeLessThan(firstEvent);
     expect(sse.events().map((e) => e.seq)).toEqual([4, 5, 6]);
     // A position at or after the trimmed history is not exhausted.
-    const fine = await SseClient.open(d.url, `/stream?live=0&from=${enc([{ session: 'ret', epoch: 0, seq: 3 }])}`, auth());
+    const fine = await SseClient.open(
+      d.url,
+      `/stream?live=0&from=${enc([{ session: 'ret', epoch: 0, seq: 3 }])}`,
+      auth(),
+    );
     await fine.untilEnded();
     expect(fine.comments().some((c) => c.startsWith('replay-exhausted'))).toBe(false);
   });
@@ -136,7 +188,15 @@ describe('GET /stream', () => {
       ['/stream?from=yesterday', {}, 'invalid-filter'],
       [`/stream?from=${enc({ session: 's' })}`, {}, 'invalid-filter'],
       [`/stream?from=${enc([{ session: 's', epoch: -1, seq: 0 }])}`, {}, 'invalid-filter'],
-      [`/stream?from=${enc([{ session: 'a', epoch: 0, seq: 0 }, { session: 'b', epoch: 0, seq: 0 }, { session: 'c', epoch: 0, seq: 0 }])}`, {}, 'limit-exceeded'],
+      [
+        `/stream?from=${enc([
+          { session: 'a', epoch: 0, seq: 0 },
+          { session: 'b', epoch: 0, seq: 0 },
+          { session: 'c', epoch: 0, seq: 0 },
+        ])}`,
+        {},
+        'limit-exceeded',
+      ],
       ['/stream', { 'Last-Event-ID': 'no-position' }, 'invalid-filter'],
       ['/stream?live=maybe', {}, 'invalid-parameter'],
     ];

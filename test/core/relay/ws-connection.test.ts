@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeEvent, postEvents, replaySession, sessionEvents, startTestDaemon, WsClient, type TestDaemon } from './harness';
+import {
+  makeEvent,
+  postEvents,
+  replaySession,
+  sessionEvents,
+  startTestDaemon,
+  WsClient,
+  type TestDaemon,
+} from './harness';
 
 let d: TestDaemon;
 const clients: WsClient[] = [];
@@ -16,10 +24,19 @@ describe('WS /socket handshake', () => {
   it('answers hello with exactly one version and the implemented capabilities', async () => {
     d = await startTestDaemon();
     const c = track(await WsClient.connect(d.url, d.tokens.operator));
-    c.send({ type: 'hello', versions: ['0.2', '0.1'], role: 'consumer', capabilities: { shiny: { new: true } } });
+    c.send({
+      type: 'hello',
+      versions: ['0.2', '0.1'],
+      role: 'consumer',
+      capabilities: { shiny: { new: true } },
+    });
     const hello = await c.next((f) => f.type === 'hello');
     expect(hello.versions).toEqual(['0.1']);
-    expect(hello.capabilities).toMatchObject({ filters: ['attr-match'], replay: { all: true }, roster: {} });
+    expect(hello.capabilities).toMatchObject({
+      filters: ['attr-match'],
+      replay: { all: true },
+      roster: {},
+    });
   });
 
   it('closes with hello-required when the first frame is not hello', async () => {
@@ -42,7 +59,10 @@ describe('WS /socket handshake', () => {
     d = await startTestDaemon();
     const c = track(await WsClient.connect(d.url, d.tokens.operator));
     c.send({ type: 'hello', versions: ['9.9'] });
-    expect(await c.next((f) => f.type === 'error')).toMatchObject({ code: 'version-unsupported', versions: ['0.1'] });
+    expect(await c.next((f) => f.type === 'error')).toMatchObject({
+      code: 'version-unsupported',
+      versions: ['0.1'],
+    });
     await c.untilClosed();
   });
 
@@ -89,7 +109,9 @@ describe('WS subscriptions', () => {
   });
 
   it('refuses bad subscriptions in-band with the closed code set, keeping the connection and other subscriptions', async () => {
-    d = await startTestDaemon({ relayLimits: { maxSubscriptionsPerConnection: 2, maxFromPositions: 1 } });
+    d = await startTestDaemon({
+      relayLimits: { maxSubscriptionsPerConnection: 2, maxFromPositions: 1 },
+    });
     const c = track(await WsClient.hello(d.url, d.tokens.operator));
     c.send({ type: 'subscribe', id: 'good' });
     await c.next((f) => f.type === 'subscribed' && f.id === 'good');
@@ -97,19 +119,36 @@ describe('WS subscriptions', () => {
       [{ type: 'subscribe', id: 'f1', filter: { data: 'x' } }, 'invalid-filter'],
       [{ type: 'subscribe', id: 'f2', filter: [] }, 'invalid-filter'],
       [{ type: 'subscribe', id: 'f3', from: 'everything' }, 'invalid-filter'],
-      [{ type: 'subscribe', id: 'f4', from: [{ session: 's', epoch: 'zero', seq: 1 }] }, 'invalid-filter'],
+      [
+        { type: 'subscribe', id: 'f4', from: [{ session: 's', epoch: 'zero', seq: 1 }] },
+        'invalid-filter',
+      ],
       [{ type: 'subscribe', id: 'f5', capture: 'loud' }, 'invalid-filter'],
-      [{ type: 'subscribe', id: 'f6', from: [{ session: 'a', epoch: 0, seq: 0 }, { session: 'b', epoch: 0, seq: 0 }] }, 'limit-exceeded'],
+      [
+        {
+          type: 'subscribe',
+          id: 'f6',
+          from: [
+            { session: 'a', epoch: 0, seq: 0 },
+            { session: 'b', epoch: 0, seq: 0 },
+          ],
+        },
+        'limit-exceeded',
+      ],
       [{ type: 'subscribe', id: 'good' }, 'invalid-filter'],
     ];
     for (const [frame, code] of refusals) {
       c.send(frame);
-      expect(await c.next((f) => f.type === 'error' && f.id === frame.id && f.code === code)).toBeTruthy();
+      expect(
+        await c.next((f) => f.type === 'error' && f.id === frame.id && f.code === code),
+      ).toBeTruthy();
     }
     c.send({ type: 'subscribe', id: 'second' });
     await c.next((f) => f.type === 'subscribed' && f.id === 'second');
     c.send({ type: 'subscribe', id: 'third' });
-    expect(await c.next((f) => f.type === 'error' && f.id === 'third')).toMatchObject({ code: 'limit-exceeded' });
+    expect(await c.next((f) => f.type === 'error' && f.id === 'third')).toMatchObject({
+      code: 'limit-exceeded',
+    });
     const event = makeEvent();
     await postEvents(d.url, d.tokens.hook, event);
     await c.until((x) => x.events().length === 2); // one per live subscription
@@ -120,12 +159,19 @@ describe('WS subscriptions', () => {
     d = await startTestDaemon();
     const c = track(await WsClient.hello(d.url, d.tokens.hook, { role: 'both' }));
     c.send({ type: 'subscribe', id: 's' });
-    expect(await c.next((f) => f.type === 'error' && f.id === 's')).toMatchObject({ code: 'unauthorized' });
+    expect(await c.next((f) => f.type === 'error' && f.id === 's')).toMatchObject({
+      code: 'unauthorized',
+    });
     c.send({ type: 'roster', id: 'r' });
-    expect(await c.next((f) => f.type === 'error' && f.id === 'r')).toMatchObject({ code: 'unauthorized' });
+    expect(await c.next((f) => f.type === 'error' && f.id === 'r')).toMatchObject({
+      code: 'unauthorized',
+    });
     await c.sync();
     const audited = d.context.audit.query({ action: 'auth.refused', surface: 'ws' });
-    expect(audited.rows.map((r) => (r.detail as { request: string }).request).sort()).toEqual(['roster', 'subscribe']);
+    expect(audited.rows.map((r) => (r.detail as { request: string }).request).sort()).toEqual([
+      'roster',
+      'subscribe',
+    ]);
   });
 
   it('replays from positions and from all, then delivers live', async () => {
@@ -151,7 +197,12 @@ describe('WS subscriptions', () => {
     await postEvents(d.url, d.tokens.hook, sessionEvents('gone', 5));
     const c = track(await WsClient.hello(d.url, d.tokens.operator));
     c.send({ type: 'subscribe', id: 'x', from: [{ session: 'gone', epoch: 0, seq: 1 }] });
-    expect(await c.next((f) => f.type === 'replay-exhausted')).toEqual({ type: 'replay-exhausted', sub: 'x', session: 'gone', earliest: { epoch: 0, seq: 4 } });
+    expect(await c.next((f) => f.type === 'replay-exhausted')).toEqual({
+      type: 'replay-exhausted',
+      sub: 'x',
+      session: 'gone',
+      earliest: { epoch: 0, seq: 4 },
+    });
     await c.until((x) => x.events().length === 2);
   });
 
@@ -164,7 +215,11 @@ describe('WS subscriptions', () => {
     await c.until((x) => x.events().length === 1);
     await d.close();
     const closing = await c.next((f) => f.type === 'closing');
-    expect(closing).toEqual({ type: 'closing', reason: 'shutting-down', delivered: [{ sub: 'watch', session: 'pos', epoch: 1, seq: 9 }] });
+    expect(closing).toEqual({
+      type: 'closing',
+      reason: 'shutting-down',
+      delivered: [{ sub: 'watch', session: 'pos', epoch: 1, seq: 9 }],
+    });
     await c.untilClosed();
   });
 });
@@ -175,7 +230,12 @@ describe('WS emitters', () => {
     const watcher = track(await WsClient.hello(d.url, d.tokens.operator));
     watcher.send({ type: 'subscribe', id: 'w' });
     await watcher.next((f) => f.type === 'subscribed');
-    const emitter = track(await WsClient.hello(d.url, d.tokens.hook, { role: 'emitter', identity: { agent: 'tester' } }));
+    const emitter = track(
+      await WsClient.hello(d.url, d.tokens.hook, {
+        role: 'emitter',
+        identity: { agent: 'tester' },
+      }),
+    );
     const events = sessionEvents('from-ws', 3);
     for (const e of events) emitter.send(e);
     await watcher.until((x) => x.events().length === 3);
@@ -185,10 +245,18 @@ describe('WS emitters', () => {
 
   it('answers an invalid event with an invalid-event error frame and keeps the connection', async () => {
     d = await startTestDaemon();
-    const emitter = track(await WsClient.hello(d.url, d.tokens.hook, { role: 'emitter', identity: { agent: 'tester' } }));
+    const emitter = track(
+      await WsClient.hello(d.url, d.tokens.hook, {
+        role: 'emitter',
+        identity: { agent: 'tester' },
+      }),
+    );
     const bad = makeEvent({ seq: -1 });
     emitter.send(bad);
-    expect(await emitter.next((f) => f.type === 'error')).toMatchObject({ code: 'invalid-event', id: bad.id });
+    expect(await emitter.next((f) => f.type === 'error')).toMatchObject({
+      code: 'invalid-event',
+      id: bad.id,
+    });
     await emitter.sync();
   });
 
@@ -204,7 +272,9 @@ describe('WS emitters', () => {
     );
     emitter.send(makeEvent({ session: 'claimed' }));
     emitter.send({ type: 'roster', id: 'mine' });
-    expect(await emitter.next((f) => f.type === 'error' && f.id === 'mine')).toMatchObject({ code: 'unauthorized' });
+    expect(await emitter.next((f) => f.type === 'error' && f.id === 'mine')).toMatchObject({
+      code: 'unauthorized',
+    });
     await emitter.sync();
     const consumer = track(await WsClient.hello(d.url, d.tokens.operator));
     consumer.send({ type: 'roster', id: 'r-1' });
@@ -212,7 +282,9 @@ describe('WS emitters', () => {
     expect(roster).toEqual({
       type: 'roster',
       id: 'r-1',
-      entries: [{ session: 'claimed', agent: 'tester', instance: 'host/1', control, emits: ['progress'] }],
+      entries: [
+        { session: 'claimed', agent: 'tester', instance: 'host/1', control, emits: ['progress'] },
+      ],
     });
     emitter.close();
     await emitter.untilClosed();
@@ -222,7 +294,11 @@ describe('WS emitters', () => {
     let entries = (consumer.frames.find((f) => f.id === 'r-2') as { entries: unknown[] }).entries;
     for (let i = 3; entries.length > 0; i++) {
       consumer.send({ type: 'roster', id: `r-${i}` });
-      entries = ((await consumer.next((f) => f.type === 'roster' && f.id === `r-${i}`)) as { entries: unknown[] }).entries;
+      entries = (
+        (await consumer.next((f) => f.type === 'roster' && f.id === `r-${i}`)) as {
+          entries: unknown[];
+        }
+      ).entries;
     }
     expect(entries).toEqual([]);
   });

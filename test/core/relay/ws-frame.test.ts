@@ -5,7 +5,9 @@ import { textFrame } from '../../../main/core/relay/ws-frame';
 
 describe('textFrame', () => {
   it('frames text of every length class so a real WebSocket client reads it back', async () => {
-    const texts = [0, 125, 126, 65_535, 65_536, 200_000].map((length) => 'é'.repeat(Math.floor(length / 2)) + 'x'.repeat(length % 2));
+    const texts = [0, 125, 126, 65_535, 65_536, 200_000].map(
+      (length) => 'é'.repeat(Math.floor(length / 2)) + 'x'.repeat(length % 2),
+    );
     const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     server.on('connection', (ws) => {

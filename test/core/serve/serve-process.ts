@@ -25,7 +25,9 @@ export function spawnServe(args: string[]): ServeChild {
     child,
     stdout: '',
     stderr: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1))),
+    exited: new Promise((resolve) =>
+      child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+    ),
   };
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (result.stdout += c));
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (result.stderr += c));
@@ -41,7 +43,11 @@ export async function ready(s: ServeChild): Promise<string> {
       if (!m) throw new Error(`unexpected first line: ${lines[0]}`);
       return m[1];
     }
-    const exited = await Promise.race([s.exited, new Promise((r) => s.child.stdout!.once('data', () => r(null)))]);
-    if (exited !== null && s.stdout.split('\n').length < 3) throw new Error(`serve exited (${String(exited)}): ${s.stderr}`);
+    const exited = await Promise.race([
+      s.exited,
+      new Promise((r) => s.child.stdout!.once('data', () => r(null))),
+    ]);
+    if (exited !== null && s.stdout.split('\n').length < 3)
+      throw new Error(`serve exited (${String(exited)}): ${s.stderr}`);
   }
 }

@@ -8,7 +8,8 @@ import { ready, spawnServe, type ServeChild } from './serve-process';
 const children: ServeChild[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+  for (const c of children.splice(0))
+    if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 const tempDir = (): string => {
@@ -29,7 +30,10 @@ describe('aep-companion serve', () => {
     const url = await ready(s);
     const operator = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
     expect(s.stdout).toBe(`AEP Companion listening on ${url}\n${url}/#token=${operator}\n`);
-    expect(JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8'))).toEqual({ url, pid: s.child.pid });
+    expect(JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8'))).toEqual({
+      url,
+      pid: s.child.pid,
+    });
     expect((await http(url, { path: '/healthz' })).json).toEqual({ ok: true });
 
     const ws = await WsClient.hello(url, operator);
@@ -39,7 +43,10 @@ describe('aep-companion serve', () => {
     await sse.until((c) => c.comments().includes('connected'));
 
     s.child.kill('SIGTERM');
-    expect(await ws.next((f) => f.type === 'closing')).toMatchObject({ type: 'closing', delivered: [] });
+    expect(await ws.next((f) => f.type === 'closing')).toMatchObject({
+      type: 'closing',
+      delivered: [],
+    });
     await sse.untilEnded();
     expect(await s.exited).toBe(0);
     expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
@@ -91,7 +98,9 @@ describe('aep-companion serve', () => {
     let stop = false;
     const posters = Array.from({ length: 4 }, async (_, p) => {
       for (let i = 0; !stop; i++) {
-        const batch = Array.from({ length: 200 }, (_, j) => makeEvent({ session: `crash-${p}`, seq: i * 200 + j + 1 }));
+        const batch = Array.from({ length: 200 }, (_, j) =>
+          makeEvent({ session: `crash-${p}`, seq: i * 200 + j + 1 }),
+        );
         try {
           const reply = await postEvents(url, hook, batch);
           if (reply.status === 202) acknowledged.push(...batch.map((e) => e.id));
@@ -109,7 +118,9 @@ describe('aep-companion serve', () => {
     const again = serve(['--port', '0', '--data-dir', dataDir]);
     const url2 = await ready(again);
     const operator = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
-    const sse = await SseClient.open(url2, '/stream?from=all&live=0', { Authorization: `Bearer ${operator}` });
+    const sse = await SseClient.open(url2, '/stream?from=all&live=0', {
+      Authorization: `Bearer ${operator}`,
+    });
     await sse.untilEnded();
     const stored = new Set(sse.events().map((e) => e.id));
     const lost = acknowledged.filter((id) => !stored.has(id));

@@ -1,7 +1,15 @@
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { http, makeEvent, postEvents, SseClient, startTestDaemon, WsClient, type TestDaemon } from '../relay/harness';
+import {
+  http,
+  makeEvent,
+  postEvents,
+  SseClient,
+  startTestDaemon,
+  WsClient,
+  type TestDaemon,
+} from '../relay/harness';
 
 let d: TestDaemon;
 afterEach(async () => {
@@ -27,8 +35,15 @@ describe('route authorization', () => {
   it('answers /healthz without a token, and adds counts only with one', async () => {
     d = await startTestDaemon();
     expect((await http(d.url, { path: '/healthz' })).json).toEqual({ ok: true });
-    const withToken = (await http(d.url, { path: '/healthz', headers: bearer(d.tokens.operator) })).json as Record<string, unknown>;
-    expect(withToken).toMatchObject({ ok: true, sessions: 0, events: 0, connections: 0, subscribers: 0 });
+    const withToken = (await http(d.url, { path: '/healthz', headers: bearer(d.tokens.operator) }))
+      .json as Record<string, unknown>;
+    expect(withToken).toMatchObject({
+      ok: true,
+      sessions: 0,
+      events: 0,
+      connections: 0,
+      subscribers: 0,
+    });
   });
 
   it('refuses every other route without a valid token with 401 JSON', async () => {
@@ -40,7 +55,11 @@ describe('route authorization', () => {
       { path: '/api/status' },
       { path: '/api/status', headers: bearer('not-the-token') },
       { path: '/api/status', headers: { Authorization: 'Basic abc' } },
-      { method: 'POST', path: '/events', headers: { 'AEP-Version': '0.1', 'Content-Type': 'application/json' } },
+      {
+        method: 'POST',
+        path: '/events',
+        headers: { 'AEP-Version': '0.1', 'Content-Type': 'application/json' },
+      },
     ];
     for (const r of requests) {
       const reply = await http(d.url, r);
@@ -57,7 +76,10 @@ describe('route authorization', () => {
       { path: '/api/status' },
       { method: 'PATCH', path: '/api/settings', body: '{"ui.theme":"dark"}' },
     ]) {
-      const reply = await http(d.url, { ...r, headers: { ...bearer(d.tokens.hook), 'Content-Type': 'application/json' } });
+      const reply = await http(d.url, {
+        ...r,
+        headers: { ...bearer(d.tokens.hook), 'Content-Type': 'application/json' },
+      });
       expect(reply.status, r.path).toBe(403);
       expect((reply.json as { error: string }).error).toBe('forbidden');
     }
@@ -89,26 +111,46 @@ describe('route authorization', () => {
 
   it('refuses a non-loopback Host and a foreign Origin, and records each refusal in the audit table', async () => {
     d = await startTestDaemon();
-    const badHost = await http(d.url, { path: '/api/status', headers: { ...bearer(d.tokens.operator), Host: 'attacker.example:80' } });
+    const badHost = await http(d.url, {
+      path: '/api/status',
+      headers: { ...bearer(d.tokens.operator), Host: 'attacker.example:80' },
+    });
     expect(badHost.status).toBe(403);
     expect((badHost.json as { error: string }).error).toBe('bad-host');
-    const badOrigin = await http(d.url, { path: '/api/status', headers: { ...bearer(d.tokens.operator), Origin: 'http://attacker.example' } });
+    const badOrigin = await http(d.url, {
+      path: '/api/status',
+      headers: { ...bearer(d.tokens.operator), Origin: 'http://attacker.example' },
+    });
     expect(badOrigin.status).toBe(403);
     expect((badOrigin.json as { error: string }).error).toBe('bad-origin');
-    const ownOrigin = await http(d.url, { path: '/api/status', headers: { ...bearer(d.tokens.operator), Origin: d.url } });
+    const ownOrigin = await http(d.url, {
+      path: '/api/status',
+      headers: { ...bearer(d.tokens.operator), Origin: d.url },
+    });
     expect(ownOrigin.status).toBe(200);
-    const localhost = await http(d.url, { path: '/api/status', headers: { ...bearer(d.tokens.operator), Host: `localhost:${d.port}` } });
+    const localhost = await http(d.url, {
+      path: '/api/status',
+      headers: { ...bearer(d.tokens.operator), Host: `localhost:${d.port}` },
+    });
     expect(localhost.status).toBe(200);
     await http(d.url, { path: '/api/status' });
     const refused = d.context.audit.query({ action: 'auth.refused' });
     expect(refused.total).toBe(3);
-    expect(refused.rows.map((r) => (r.detail as { code: string }).code).sort()).toEqual(['bad-host', 'bad-origin', 'unauthorized']);
+    expect(refused.rows.map((r) => (r.detail as { code: string }).code).sort()).toEqual([
+      'bad-host',
+      'bad-origin',
+      'unauthorized',
+    ]);
     expect(JSON.stringify(refused.rows)).not.toContain(d.tokens.operator);
   });
 
   it('refuses WebSocket upgrades from a foreign Origin before the handshake', async () => {
     d = await startTestDaemon();
-    await expect(WsClient.connect(d.url, d.tokens.operator, { headers: { Origin: 'http://attacker.example' } })).rejects.toThrow(/403/);
+    await expect(
+      WsClient.connect(d.url, d.tokens.operator, {
+        headers: { Origin: 'http://attacker.example' },
+      }),
+    ).rejects.toThrow(/403/);
   });
 
   it('answers a tokenless WebSocket with an unauthorized error frame and closes it', async () => {
@@ -124,7 +166,11 @@ describe('route authorization', () => {
     const c = await WsClient.connect(d.url, null, { query: `?access_token=${d.tokens.operator}` });
     c.send({ type: 'hello', versions: ['0.1'] });
     c.send({ type: 'roster', id: 'r' });
-    expect(await c.next((f) => f.type === 'roster')).toEqual({ type: 'roster', id: 'r', entries: [] });
+    expect(await c.next((f) => f.type === 'roster')).toEqual({
+      type: 'roster',
+      id: 'r',
+      entries: [],
+    });
     c.close();
   });
 });
@@ -141,12 +187,19 @@ describe('tokenless watch', () => {
     await sse.until((c) => c.events().length === 1);
     sse.close();
     expect((await http(d.url, { path: '/api/status' })).status).toBe(401);
-    const post = await http(d.url, { method: 'POST', path: '/events', headers: { 'AEP-Version': '0.1', 'Content-Type': 'application/json' }, body: JSON.stringify(makeEvent()) });
+    const post = await http(d.url, {
+      method: 'POST',
+      path: '/events',
+      headers: { 'AEP-Version': '0.1', 'Content-Type': 'application/json' },
+      body: JSON.stringify(makeEvent()),
+    });
     expect(post.status).toBe(401);
     const ws = await WsClient.hello(d.url, null);
     const emitted = makeEvent();
     ws.send(emitted);
-    expect(await ws.next((f) => f.type === 'error' && f.id === emitted.id)).toMatchObject({ code: 'unauthorized' });
+    expect(await ws.next((f) => f.type === 'error' && f.id === emitted.id)).toMatchObject({
+      code: 'unauthorized',
+    });
     ws.close();
   });
 });

@@ -26,9 +26,18 @@ describe('static console', () => {
     expect(index.headers['content-type']).toMatch(/^text\/html/);
     expect(index.text).toContain('<title>console</title>');
     const csp = String(index.headers['content-security-policy']);
-    const connect = csp.split(';').map((s) => s.trim()).find((s) => s.startsWith('connect-src'))!;
+    const connect = csp
+      .split(';')
+      .map((s) => s.trim())
+      .find((s) => s.startsWith('connect-src'))!;
     expect(connect.split(/\s+/).slice(1).sort()).toEqual(
-      ["'self'", `http://127.0.0.1:${d.port}`, `http://localhost:${d.port}`, `ws://127.0.0.1:${d.port}`, `ws://localhost:${d.port}`].sort(),
+      [
+        "'self'",
+        `http://127.0.0.1:${d.port}`,
+        `http://localhost:${d.port}`,
+        `ws://127.0.0.1:${d.port}`,
+        `ws://localhost:${d.port}`,
+      ].sort(),
     );
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
