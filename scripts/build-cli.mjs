@@ -5,12 +5,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Builds out/cli/index.js; exported so bin/aep-companion.mjs can build on first use. */
-export async function buildCli() {
+/**
+ * Builds out/cli/index.js (or `outdir`, relative to the repository root); exported so
+ * bin/aep-companion.mjs can build on first use and tests can bundle a private copy.
+ */
+export async function buildCli({ outdir = 'out/cli', logLevel = 'warning' } = {}) {
   await build({
     absWorkingDir: root,
     entryPoints: ['main/cli/index.ts'],
-    outdir: 'out/cli',
+    outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -18,7 +21,7 @@ export async function buildCli() {
     target: 'node20',
     packages: 'external',
     sourcemap: true,
-    logLevel: 'warning',
+    logLevel,
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
 }

@@ -34,10 +34,7 @@ export async function startHomedServe(): Promise<HomedServe> {
     HERMES_HOME: join(home, '.hermes'),
     XDG_CONFIG_HOME: join(home, '.config'),
   };
-  const TMPX = process.env.WIZ_TMP_DAEMON; // TEMPORARY iteration hook, removed before hand-off
-  const child = TMPX
-    ? spawn(join(REPO, 'node_modules/.bin/tsx'), [TMPX, '--data-dir', dataDir, '--console-dir', CONSOLE_DIR], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [entry, 'serve', '--port', '0', '--data-dir', dataDir, '--console-dir', CONSOLE_DIR], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, 'serve', '--port', '0', '--data-dir', dataDir, '--console-dir', CONSOLE_DIR], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildCli } from '../../scripts/build-cli.mjs';
 import type { CliVendor } from './vendor-clis';
 import { shellQuote } from './vendor-hook-config';
 
@@ -32,22 +32,7 @@ export async function buildCompanionCli(): Promise<CompanionCli> {
   const dir = join(REPO, '.cache', 'vendor-tests', `cli-${process.pid}-${Date.now()}`);
   await mkdir(dir, { recursive: true });
   try {
-    await build({
-      absWorkingDir: REPO,
-      entryPoints: ['main/cli/index.ts'],
-      outdir: dir,
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      // Same options as scripts/build-cli.mjs (which writes only to out/cli): keep the two in step.
-      packages: 'external',
-      logLevel: 'error',
-      banner: {
-        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-      },
-    });
+    await buildCli({ outdir: dir, logLevel: 'error' });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

@@ -2,7 +2,7 @@
 import type { InstallPlan } from '../../../common/api';
 import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { Badge } from '../ui/Badge';
-import type { PerVendor } from './SetupWizard';
+import type { PerVendor } from './load-state';
 import { StepFooter } from './StepFooter';
 
 /** The apply step. */

@@ -3,8 +3,7 @@ import type { InstallPlan } from '../../../common/api';
 import type { Settings } from '../../../common/settings';
 import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { dateTime } from '../ui/format';
-import type { Load } from './load-state';
-import type { PerVendor } from './SetupWizard';
+import type { Load, PerVendor } from './load-state';
 import { StepFooter } from './StepFooter';
 
 /** The done step. */

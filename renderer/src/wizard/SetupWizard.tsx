@@ -12,7 +12,7 @@ import { ApplyStep } from './ApplyStep';
 import { ChooseStep } from './ChooseStep';
 import { DetectStep } from './DetectStep';
 import { DoneStep } from './DoneStep';
-import { fromResult, IDLE, LOADING, type Load } from './load-state';
+import { fromResult, IDLE, LOADING, type Load, type PerVendor } from './load-state';
 import { PreviewStep } from './PreviewStep';
 import { SteeringStep } from './SteeringStep';
 import { StepRail } from './StepRail';
@@ -20,9 +20,6 @@ import { VerifyStep } from './VerifyStep';
 import { WelcomeStep } from './WelcomeStep';
 import { chosenVendors, initialChoices, installOptions, STEPS, type StepId, type WizardChoices } from './wizard-model';
 import './wizard.css';
-
-/** Per-vendor results of one installer call. */
-export type PerVendor<T> = Partial<Record<VendorId, Load<T>>>;
 
 /** The wizard. */
 export function SetupWizard() {

@@ -9,7 +9,7 @@ import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { useConsole, useStoreAreas } from '../shell/console-context';
 import { Badge } from '../ui/Badge';
 import { clockTime } from '../ui/format';
-import type { PerVendor } from './SetupWizard';
+import type { PerVendor } from './load-state';
 import { StepFooter } from './StepFooter';
 import { Ticked } from './Ticked';
 import { hookArrived } from './wizard-model';

@@ -1,5 +1,6 @@
 /** The state of one daemon call as the wizard shows it: never a result the daemon did not send. */
 import type { Result } from '../../../common/result';
+import type { VendorId } from '../../../common/vendors';
 
 /** Idle, in flight, answered, or failed with the daemon's (or the network's) message. */
 export type Load<T> =
@@ -17,3 +18,6 @@ export const LOADING: Load<never> = { state: 'loading' };
 export function fromResult<T>(r: Result<T>): Load<T> {
   return r.ok ? { state: 'ok', value: r.value } : { state: 'error', error: r.error.message };
 }
+
+/** Per-vendor results of one installer call. */
+export type PerVendor<T> = Partial<Record<VendorId, Load<T>>>;
