@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { DaemonStartError, startDaemon, type DaemonHandle } from './core/daemon';
 import { configureLogging, type LogLevel } from './core/logger';
 import { StoreError } from './core/store/store-error';
+import type { InstallerHost } from './core/installer/installer-env';
+import { installerHostFromProcess } from './installer-host';
 
 /** Options of the headless host. */
 export interface HeadlessOptions {
@@ -20,6 +22,8 @@ export interface HeadlessOptions {
   readonly consoleDir?: string;
   readonly logLevel?: LogLevel;
   readonly version?: string;
+  /** The installer's view of this machine; by default this process's home, PATH and variables. */
+  readonly installerHost?: InstallerHost;
 }
 
 /** Where the standard streams go (tests pass their own). */
@@ -65,6 +69,7 @@ export async function startHeadless(
       maxEventsPerSession: options.maxEventsPerSession,
       consoleDir: options.consoleDir ?? defaultConsoleDir(),
       version: options.version,
+      installerHost: options.installerHost ?? installerHostFromProcess(),
     });
   } catch (e) {
     if (e instanceof DaemonStartError || e instanceof StoreError) {

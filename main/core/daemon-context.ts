@@ -6,6 +6,7 @@
 import type { Database } from 'better-sqlite3';
 import type { VendorId } from '../../common/vendors';
 import type { ApiHandlers } from './api/index';
+import type { InstallerHost } from './installer/installer-env';
 import type { Logger } from './logger';
 import type { Relay } from './relay/relay';
 import type { Disposer, Route } from './server/route-table';
@@ -43,6 +44,8 @@ export interface DaemonContext {
   reportHook(vendor: VendorId, time?: string): void;
   /** Last hook time per vendor. */
   lastHooks(): Partial<Record<VendorId, string>>;
+  /** The user's machine for the installer routes; absent when the host gave none (routes answer 503). */
+  readonly installerHost?: InstallerHost;
 }
 
 /** A feature: started with the daemon, disposed (in reverse order) when it closes. */

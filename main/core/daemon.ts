@@ -14,6 +14,7 @@ import { statusApi } from './api/status-api';
 import { tokensApi } from './api/tokens-api';
 import type { DaemonContext, Disposer, Feature } from './daemon-context';
 import { FEATURES } from './features';
+import type { InstallerHost } from './installer/installer-env';
 import { createLogger, type Logger } from './logger';
 import { Relay } from './relay/relay';
 import type { RelayLimits } from './relay/relay-limits';
@@ -54,6 +55,8 @@ export interface DaemonOptions {
   readonly version?: string;
   /** Relay bounds (tests shrink them). */
   readonly relayLimits?: Partial<RelayLimits>;
+  /** The user's machine as the installer routes see it (home, PATH, config dirs); resolved by the host. */
+  readonly installerHost?: InstallerHost;
 }
 
 /** A running daemon. */
@@ -182,6 +185,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     const port = server.port;
     const lastHook: Partial<Record<VendorId, string>> = {};
     const context: DaemonContext = {
+      installerHost: options.installerHost,
       dataDir,
       url,
       port,

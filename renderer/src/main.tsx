@@ -33,7 +33,7 @@ async function boot(): Promise<void> {
     adoptToken: (next) => {
       token = next;
       if (connection.mode === 'browser') storeToken(next);
-      store.socket.drop();
+      store.socket.drop('reconnecting with the new operator token');
     },
   };
   if (token) {

@@ -5,52 +5,18 @@
  * three installer commands share: the installer environment resolved from this process.
  */
 import { mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { InstallOptions, InstallPlan } from '../../../common/api';
 import type { Surface } from '../../../common/audit';
 import { isVendorId, VENDOR_NAMES, VENDORS, type VendorId } from '../../../common/vendors';
-import type { InstallerEnv, InstallerHost } from '../../core/installer';
+import type { InstallerEnv } from '../../core/installer';
+import { installerHostFromProcess } from '../../installer-host';
 import { daemonUrl, parseArgs, resolveDataDir } from '../locate-daemon';
 
 const USAGE =
   'usage: aep-companion install --vendor <' +
   VENDORS.join('|') +
   '> [--scope user|project] [--project DIR] [--instruct] [--permissions] [--transport http|command] [--dry-run] [--data-dir DIR]\n';
-
-/** Enterprise policy files the installer inspects, per platform. */
-function managedPolicyFiles(platform: NodeJS.Platform): InstallerEnv['managedPolicyFiles'] {
-  if (platform === 'win32')
-    return { 'claude-code': ['C:\\Program Files\\ClaudeCode\\managed-settings.json'] };
-  if (platform === 'darwin')
-    return {
-      'claude-code': ['/Library/Application Support/ClaudeCode/managed-settings.json'],
-      codex: ['/etc/codex/requirements.toml'],
-    };
-  return {
-    'claude-code': ['/etc/claude-code/managed-settings.json'],
-    codex: ['/etc/codex/requirements.toml'],
-  };
-}
-
-/** What this process knows about the user's machine (for the daemon's installer routes too): home, PATH, config-dir variables, the Node runtime for the launcher. */
-export function installerHostFromProcess(): InstallerHost {
-  const env = process.env;
-  return {
-    home: homedir(),
-    vars: {
-      CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR,
-      CODEX_HOME: env.CODEX_HOME,
-      QWEN_HOME: env.QWEN_HOME,
-      HERMES_HOME: env.HERMES_HOME,
-    },
-    path: env.PATH ?? '',
-    platform: process.platform,
-    runtime: { path: process.execPath, electron: Boolean(process.versions.electron) },
-    managedPolicyFiles: managedPolicyFiles(process.platform),
-    processEnv: env,
-  };
-}
 
 /** The installer environment of a CLI command over one data directory. */
 export function installerEnvFromProcess(dataDir: string, surface: Surface = 'cli'): InstallerEnv {

@@ -26,13 +26,34 @@ export function captureNode(schema: SchemaLike, fallback: Capture = 'metadata'):
 }
 
 let byType: Map<string, CaptureNode> | undefined;
+let extensions: readonly (readonly [RegExp, CaptureNode])[] | undefined;
 
-/** The annotation tree of a registered type's payload, or undefined for types without a schema (vendor types). */
+/**
+ * The field levels of this project's own extension types, which have no registered schema: the
+ * steering verb `x.{vendor}.control.instruct` carries `{ text }` at `redacted` (the steering design
+ * record), and its outcomes `x.{vendor}.instruction.delivered` / `.dropped` carry no free text.
+ */
+function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
+  return (extensions ??= [
+    [/^x\.[a-z0-9_-]+\.control\.instruct$/, flatAnnotations({ text: 'redacted' })],
+    [
+      /^x\.[a-z0-9_-]+\.instruction\.(delivered|dropped)$/,
+      flatAnnotations({ queued_ms: 'metadata', moment: 'metadata', reason: 'metadata' }),
+    ],
+  ]);
+}
+
+/**
+ * The annotation tree of a type's payload: a registered type's schema annotations, this project's own
+ * extension types (`extensionAnnotations`), or undefined for other types without a schema.
+ */
 export function captureAnnotations(type: string): CaptureNode | undefined {
   byType ??= new Map(
     Object.entries(TYPE_SCHEMAS).map(([t, s]) => [t, captureNode(s as SchemaLike)] as const),
   );
-  return byType.get(type);
+  const registered = byType.get(type);
+  if (registered !== undefined || !type.startsWith('x.')) return registered;
+  return extensionAnnotations().find(([pattern]) => pattern.test(type))?.[1];
 }
 
 /** Builds a flat annotation tree for a vendor type's payload from field → level, for adapters that know it. */

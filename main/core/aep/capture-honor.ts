@@ -22,9 +22,12 @@ export function captureViolation(event: AepEvent): string | undefined {
   const node = captureAnnotations(event.type);
   if (node === undefined) return undefined;
   const path = find(data, node, captureRank(capture), 'data');
-  return path === undefined
-    ? undefined
-    : `AEP-0001 §8.2(a) / AEP-0002 §5.1: ${path.at} is gated ${path.level}, above the event's capture ${capture}`;
+  if (path === undefined) return undefined;
+  const message = `AEP-0001 §8.2(a) / AEP-0002 §5.1: ${path.at} is gated ${path.level}, above the event's capture ${capture}`;
+  // The project's own extension types have no schema to read the rule from: say what to do.
+  return event.type.startsWith('x.')
+    ? `${message} (${event.type} carries ${path.level}-class text: declare capture "${path.level}" or higher, or leave the field out)`
+    : message;
 }
 
 function find(

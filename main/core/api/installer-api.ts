@@ -174,7 +174,7 @@ export function installerApi(envFor: (surface: Surface) => InstallerEnv | null):
 /** The daemon feature: the installer routes over this daemon's data dir, URL and audit log. */
 export function installerApiFeature(host?: InstallerHost): Feature {
   return (ctx: DaemonContext) => {
-    const resolved = host ?? (ctx as DaemonContext & { host?: InstallerHost }).host ?? null;
+    const resolved = host ?? ctx.installerHost ?? null;
     return ctx.api.register(
       installerApi((surface) =>
         resolved

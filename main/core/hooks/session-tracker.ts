@@ -53,6 +53,11 @@ export class SessionTracker {
     return after;
   }
 
+  /** True when the sessions table already has this vendor session (any state). */
+  known(vendor: VendorId, session: string): boolean {
+    return this.deps.sessions.get(sessionSource(vendor, session), session) !== null;
+  }
+
   /** An ended session started again (a resumed conversation keeps its id): it is live and declared again. */
   revived(row: SessionRow): SessionRow {
     this.deps.sessions.setState(row.source, row.session, 'active');

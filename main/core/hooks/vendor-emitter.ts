@@ -56,7 +56,11 @@ export class VendorEmitter implements VendorChannel {
     this.seqOf(session).mapping = state;
   }
 
-  /** Stamps envelope-less mapped events, turning cause hints into the ids of the events they name. */
+  /**
+   * Stamps envelope-less mapped events, turning cause hints into the ids of the events they name.
+   * An attention follower (`subjectFromCause`) whose hint resolves takes the request's event id as
+   * its `subject` too (AEP-0002 §7.1); unresolved, it keeps the mapped subject.
+   */
   stampMapped(session: string, events: readonly MappedEvent[]): AepEvent[] {
     const s = this.seqOf(session);
     return events.map((e) => {
@@ -64,7 +68,7 @@ export class VendorEmitter implements VendorChannel {
       const [stamped] = this.stamp(session, [
         {
           type: e.type,
-          subject: e.subject,
+          subject: e.subjectFromCause === true && cause !== undefined ? cause : e.subject,
           run: e.run,
           step: e.step,
           severity: e.severity,
@@ -98,7 +102,8 @@ export class VendorEmitter implements VendorChannel {
       if (d.cause !== undefined) event.cause = d.cause;
       if (d.severity !== undefined) event.severity = d.severity;
       if (d.capture !== undefined) event.capture = d.capture;
-      event.data = d.data ?? {};
+      // At capture `none` the event is the envelope alone (AEP-0001 §8.2): no `data` at all.
+      if (d.capture !== 'none') event.data = d.data ?? {};
       return event as unknown as AepEvent;
     });
   }

@@ -87,9 +87,27 @@ export class AepSocket {
     this.setStatus({ phase: 'stopped', retryAt: null });
   }
 
-  /** Drops the live connection as a network loss would; the normal reconnect path follows. */
-  drop(): void {
-    this.ws?.close(4000, 'dropped by the operator');
+  /** Drops the live connection and reconnects (after a token rotation, or on request). */
+  drop(reason = 'reconnecting'): void {
+    this.abandon(4000, reason);
+  }
+
+  /**
+   * Lets go of the current socket at once and schedules the reconnect ourselves: a close
+   * handshake with a peer that no longer answers can take long, and nothing waits on it.
+   */
+  private abandon(code: number, reason: string): void {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    this.helloDone = false;
+    this.clearPing();
+    try {
+      ws.close(code, reason);
+    } catch {
+      // Already closing.
+    }
+    if (!this.stopped) this.scheduleReconnect(reason);
   }
 
   /** Reconnects now instead of waiting for the backoff timer. */
@@ -251,7 +269,7 @@ export class AepSocket {
     this.pingTimer = setInterval(() => {
       if (!this.ws) return;
       if (Date.now() - this.lastMessageAt > SILENCE_LIMIT_MS) {
-        this.ws.close(4001, 'no traffic from the daemon');
+        this.abandon(4001, 'no traffic from the daemon');
         return;
       }
       this.ws.send(JSON.stringify({ type: 'ping', t: Date.now() }));

@@ -3,7 +3,7 @@
  * exact diffs → apply → verify (doctor, then a live check for the first hook) → done. Every
  * file change goes through the daemon's installer API, which backs up, writes and audits.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DoctorFinding, InstallPlan, VendorDetection } from '../../../common/api';
 import type { Settings } from '../../../common/settings';
 import type { VendorId } from '../../../common/vendors';
@@ -31,6 +31,8 @@ export function SetupWizard() {
   const [applied, setApplied] = useState<PerVendor<InstallPlan>>({});
   const [findings, setFindings] = useState<PerVendor<readonly DoctorFinding[]>>({});
   const [settings, setSettings] = useState<Load<Settings>>(IDLE);
+  // Plans answered for an earlier set of choices (Back, change, Next) must not land in the new preview.
+  const previewRun = useRef(0);
 
   const detect = useCallback(async () => {
     setDetections(LOADING);
@@ -57,12 +59,13 @@ export function SetupWizard() {
 
   const preview = async (c: WizardChoices) => {
     go('preview');
+    const run = ++previewRun.current;
     const vendors = chosenVendors(c);
     setPlans(Object.fromEntries(vendors.map((v) => [v, LOADING])));
     await Promise.all(
       vendors.map(async (v) => {
         const r = await api('POST /api/installer/plan', installOptions(c, v));
-        setPlans((prev) => ({ ...prev, [v]: fromResult(r) }));
+        if (run === previewRun.current) setPlans((prev) => ({ ...prev, [v]: fromResult(r) }));
       }),
     );
   };

@@ -50,6 +50,53 @@ describe('VendorEmitter', () => {
     expect(completed.cause).toBe(requested.id);
   });
 
+  it('sets an attention follower\'s subject to the id of the attention.requested its cause hint names (AEP-0002 §7.1)', () => {
+    const { emitter } = make();
+    const [request] = emitter.stampMapped('s1', [
+      { type: 'attention.requested', subject: 'terminal:sudo', capture: 'metadata', data: { kind: 'permission', prompt: 'p' }, key: 'terminal:sudo' },
+    ]);
+    const followers = emitter.stampMapped(
+      's1',
+      ['attention.answered', 'attention.resolved', 'attention.timeout'].map((type) => ({
+        type,
+        subject: 'terminal:sudo',
+        capture: 'metadata' as const,
+        data: {},
+        causeHint: { type: 'attention.requested', key: 'terminal:sudo' },
+        subjectFromCause: true,
+      })),
+    );
+    expect(followers.map((e) => [e.subject, e.cause])).toEqual([
+      [request.id, request.id],
+      [request.id, request.id],
+      [request.id, request.id],
+    ]);
+    expect(request.subject).toBe('terminal:sudo');
+  });
+
+  it('keeps the mapped subject of a follower whose request it cannot resolve, and of events without the flag', () => {
+    const { emitter } = make();
+    emitter.stampMapped('s1', [{ type: 'tool.requested', subject: 'Bash', capture: 'metadata', data: {}, key: 'c1' }]);
+    const [orphan] = emitter.stampMapped('s1', [
+      { type: 'attention.timeout', subject: 'never-seen', capture: 'metadata', data: {}, causeHint: { type: 'attention.requested', key: 'never-seen' }, subjectFromCause: true },
+    ]);
+    const [completed] = emitter.stampMapped('s1', [
+      { type: 'tool.completed', subject: 'Bash', capture: 'metadata', data: {}, causeHint: { type: 'tool.requested', key: 'c1' } },
+    ]);
+    expect([orphan.subject, orphan.cause]).toEqual(['never-seen', undefined]);
+    expect(completed.subject).toBe('Bash');
+  });
+
+  it('omits data entirely at capture none (envelope only) and keeps an empty payload otherwise', () => {
+    const { emitter } = make();
+    const [none] = emitter.stampMapped('s1', [{ type: 'attention.requested', subject: 'x', capture: 'none' }]);
+    const [drafted] = emitter.stamp('s1', [{ type: 'progress.status', capture: 'none', data: { message: 'x' } }]);
+    const [metadata] = emitter.stampMapped('s1', [{ type: 'run.finished', capture: 'metadata' }]);
+    expect('data' in none).toBe(false);
+    expect('data' in drafted).toBe(false);
+    expect(metadata.data).toEqual({});
+  });
+
   it('claims again only when the declaration changes', () => {
     const { link, emitter } = make();
     emitter.declare('s1', { instruct: true, permissions: false }, 'x.codex.control.instruct');

@@ -1,0 +1,42 @@
+/**
+ * What this process knows about the user's machine, for the installer: home, PATH, the vendors'
+ * config-dir variables, enterprise policy files, the Node runtime for the hook launcher. Resolved
+ * by the hosts (the CLI, `serve`, the Electron app), never inside main/core.
+ */
+import { homedir } from 'node:os';
+import type { InstallerEnv, InstallerHost } from './core/installer';
+
+/** Enterprise policy files the installer inspects, per platform. */
+function managedPolicyFiles(platform: NodeJS.Platform): InstallerEnv['managedPolicyFiles'] {
+  if (platform === 'win32')
+    return { 'claude-code': ['C:\\Program Files\\ClaudeCode\\managed-settings.json'] };
+  if (platform === 'darwin')
+    return {
+      'claude-code': ['/Library/Application Support/ClaudeCode/managed-settings.json'],
+      codex: ['/etc/codex/requirements.toml'],
+    };
+  return {
+    'claude-code': ['/etc/claude-code/managed-settings.json'],
+    codex: ['/etc/codex/requirements.toml'],
+  };
+}
+
+/** The installer host of this process. */
+export function installerHostFromProcess(): InstallerHost {
+  const env = process.env;
+  return {
+    home: homedir(),
+    vars: {
+      CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR,
+      CODEX_HOME: env.CODEX_HOME,
+      QWEN_HOME: env.QWEN_HOME,
+      HERMES_HOME: env.HERMES_HOME,
+    },
+    path: env.PATH ?? '',
+    platform: process.platform,
+    runtime: { path: process.execPath, electron: Boolean(process.versions.electron) },
+    managedPolicyFiles: managedPolicyFiles(process.platform),
+    processEnv: env,
+  };
+}
+
