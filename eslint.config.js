@@ -11,7 +11,7 @@ const nodePatterns = {
 };
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', '.vendor-cache/**', 'test-results/**'] },
+  { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', '.vendor-cache/**', '.cache/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,7 +10,13 @@ import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from './vendor-emitter';
-import type { HookReply, MappingContext, VendorAdapter } from './vendors/types';
+import type { HookCall, HookReply, MappingContext, VendorAdapter } from './vendors/types';
+
+/**
+ * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
+ * naming a `session_key` never seen as a session id): a gateway key must never mint a session.
+ */
+export const UNKNOWN_SESSION = 'unknown';
 
 /** The opt-ins a hook call carries (query `instruct=1`, `permissions=1`). */
 export interface HookOptIns {
@@ -45,10 +51,13 @@ export class HookService {
     const adapter = this.deps.adapter(vendor);
     const parsed = adapter.parse(payload);
     if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
-    const call = parsed.value;
     const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
+    let call = parsed.value;
     try {
       const { tracker, engine, permissions } = this.deps;
+      const confirmed = this.confirmSession(call);
+      call = confirmed.call;
+      const unknownLane = confirmed.fallback;
       const emitter = this.deps.emitter(vendor);
       const profile = adapter.profile;
       let row = tracker.sighted({
@@ -56,8 +65,9 @@ export class HookService {
         session: call.session,
         moment: call.moment,
         cwd: call.cwd ?? null,
-        instruct: optIns.instruct,
-        permissions: optIns.permissions,
+        // The fallback lane is no agent session: nothing can be steered or answered there.
+        instruct: optIns.instruct && !unknownLane,
+        permissions: optIns.permissions && !unknownLane,
       });
       const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
       const context = this.deps.mappingContext(loopOn);
@@ -98,6 +108,20 @@ export class HookService {
       this.failed(vendor, call.session, call.moment, error);
       return empty;
     }
+  }
+
+  /**
+   * A call whose session is unconfirmed keeps it only when the sessions table already knows that
+   * session; otherwise it goes to the `unknown` fallback session, and the log says why.
+   */
+  private confirmSession(call: HookCall): { call: HookCall; fallback: boolean } {
+    if (call.sessionUnconfirmed !== true || this.deps.tracker.known(call.vendor, call.session)) return { call, fallback: false };
+    this.deps.logger.info('hook names an unconfirmed session key that is no known session: its events go to the fallback session', {
+      vendor: call.vendor,
+      moment: call.moment,
+      fallback: UNKNOWN_SESSION,
+    });
+    return { call: { ...call, session: UNKNOWN_SESSION }, fallback: true };
   }
 
   /** Logs and audits an internal failure; the caller still answers the vendor. */

@@ -34,7 +34,7 @@ export interface SubscriptionSpec {
 export interface SocketHandlers {
   event(event: AepEvent): void;
   status(status: SocketStatus): void;
-  /** The relay refused a command on the target's behalf (cause = command id). */
+  /** The relay refused a command we sent (cause = command id), or the event itself (id = its id). */
   commandError?(frame: ErrorFrame): void;
   subscribeError?(subId: string, frame: ErrorFrame): void;
   subscribed?(subId: string): void;
@@ -230,6 +230,8 @@ export class AepSocket {
         const frame = value as ErrorFrame;
         if (frame.cause) this.options.handlers.commandError?.(frame);
         else if (frame.id && this.subs.has(frame.id)) this.options.handlers.subscribeError?.(frame.id, frame);
+        // An event we sent that the relay refused as such (invalid-event carries the event id).
+        else if (frame.id) this.options.handlers.commandError?.(frame);
         else if (frame.code === 'unauthorized') this.setStatus({ phase: 'unauthorized', lastError: frame.detail ?? 'unauthorized' });
         return;
       }

@@ -4,7 +4,7 @@
  * per-area version numbers, and notifications are batched to one per animation frame so a burst
  * of live events costs one render.
  */
-import type { AepEvent, Position } from '../../../common/aep/envelope';
+import type { AepEvent, Capture, Position } from '../../../common/aep/envelope';
 import type { ErrorFrame } from '../../../common/aep/frames';
 import type { StatusInfo } from '../../../common/api';
 import type { SessionSummary } from '../../../common/sessions';
@@ -306,15 +306,18 @@ export class ConsoleStore {
 
   /** Sends an instruction to a session; its fate is settled by the stream. */
   sendInstruction(session: string, vendor: VendorId, text: string): SentCommand {
-    return this.sendCommand({ type: instructType(vendor), session, data: { text } }, text);
+    // The text is redacted-class content (design record): the command declares that capture.
+    return this.sendCommand({ type: instructType(vendor), session, capture: 'redacted', data: { text } }, text);
   }
 
   /** Answers an attention request (AEP-0004 §5, AEP-0006, AEP-0008). */
   respondAttention(request: AepEvent, answer: { option?: string; text?: string; values?: Record<string, unknown> }): SentCommand {
-    return this.sendCommand({ type: 'control.attention.respond', session: request.session!, subject: request.id, cause: request.id, data: { answer } });
+    // A typed reply or form values are operator-authored content (AEP-0002 §5.3): redacted class.
+    const capture = answer.text !== undefined || answer.values !== undefined ? 'redacted' : undefined;
+    return this.sendCommand({ type: 'control.attention.respond', session: request.session!, subject: request.id, cause: request.id, capture, data: { answer } });
   }
 
-  private sendCommand(partial: { type: string; session: string; subject?: string; cause?: string; data: Record<string, unknown> }, text?: string): SentCommand {
+  private sendCommand(partial: { type: string; session: string; subject?: string; cause?: string; capture?: Capture; data: Record<string, unknown> }, text?: string): SentCommand {
     const id = newId();
     const event: AepEvent = {
       aep: '0.1',
@@ -326,6 +329,7 @@ export class ConsoleStore {
       session: partial.session,
       ...(partial.subject ? { subject: partial.subject } : {}),
       ...(partial.cause ? { cause: partial.cause } : {}),
+      ...(partial.capture ? { capture: partial.capture } : {}),
       data: partial.data,
       surface: 'console' satisfies Surface,
     };
@@ -345,7 +349,8 @@ export class ConsoleStore {
   }
 
   private onCommandError(frame: ErrorFrame): void {
-    const command = frame.cause ? this.commands.get(frame.cause) : undefined;
+    const key = frame.cause ?? frame.id;
+    const command = key ? this.commands.get(key) : undefined;
     if (!command) return;
     command.refusal = { code: frame.code, detail: frame.detail };
     this.touch('commands');

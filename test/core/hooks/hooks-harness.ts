@@ -202,9 +202,13 @@ export class Consumer {
 
 let commandCounter = 0;
 
-/** An operator command event as a console sends it (no seq; `surface` extension attribute). */
+/**
+ * An operator command event as a console sends it (no seq; `surface` extension attribute). An
+ * instruction declares `capture: "redacted"`: its text is redacted-class (`extra` may override it).
+ */
 export function command(type: string, session: string, data: Record<string, unknown>, extra: Record<string, unknown> = {}): AepEvent {
   commandCounter += 1;
+  const capture = /^x\.[a-z0-9_-]+\.control\.instruct$/.test(type) ? { capture: 'redacted' } : {};
   return {
     aep: '0.1',
     id: `01KCMD${String(commandCounter).padStart(20, '0')}`,
@@ -214,6 +218,7 @@ export function command(type: string, session: string, data: Record<string, unkn
     agent: 'operator',
     session,
     surface: 'console',
+    ...capture,
     data,
     ...extra,
   } as AepEvent;
