@@ -180,6 +180,50 @@ describe('console against the real daemon', () => {
     expect(decision?.behavior).toBe('allow');
     await page.locator('[data-testid=attention-card][data-state=answered]').waitFor();
     expect(await page.getByTestId('inbox-count').count()).toBe(0);
+
+    // A typed reply denies with the operator's words as the reason (AEP-0008).
+    const second = a.permission('aws s3 rm s3://prod-assets --recursive');
+    const open = page.locator('[data-testid=attention-card][data-state=open]');
+    await open.waitFor();
+    await open.getByLabel('Reply with text').fill('Use the staging bucket instead.');
+    await open.getByRole('button', { name: 'Reply' }).click();
+    const denied = (await second).body.hookSpecificOutput as { decision?: { behavior?: string; message?: string } } | undefined;
+    expect(denied?.decision).toEqual({ behavior: 'deny', message: 'Use the staging bucket instead.' });
+    await page.locator('[data-testid=attention-card][data-state=open]').waitFor({ state: 'detached' });
+
+    // A question with choices arrives as a form; the chosen values reach the held reply.
+    const asked = a.ask([
+      { header: 'Database', question: 'Which database should the tests use?', options: ['SQLite', 'PostgreSQL'] },
+      { header: 'Checks', question: 'Which checks should run?', options: ['Lint', 'Types', 'Unit'], multiSelect: true },
+    ]);
+    const form = page.locator('[data-testid=attention-card][data-state=open]');
+    await form.waitFor();
+    expect(await form.getByRole('button', { name: 'Submit answer' }).isDisabled()).toBe(true);
+    await form.getByRole('radio', { name: 'PostgreSQL' }).check();
+    await form.getByRole('checkbox', { name: 'Lint' }).check();
+    await form.getByRole('checkbox', { name: 'Unit' }).check();
+    await shootBothThemes(page, 'inbox-form');
+    await form.getByRole('button', { name: 'Submit answer' }).click();
+    const formReply = JSON.stringify((await asked).body);
+    expect(formReply).toContain('"behavior":"allow"');
+    expect(formReply).toContain('PostgreSQL');
+    await page.locator('[data-testid=attention-card][data-state=open]').waitFor({ state: 'detached' });
+  });
+
+  test('an unanswered permission prompt is shown as timed out once the hook stops waiting', async () => {
+    await api('PATCH', '/api/settings', { 'permissions.holdMs': 1_000 });
+    try {
+      const reply = await a.permission('git push --force');
+      // No answer: the hook fell back to the agent's own prompt (an empty decision).
+      expect((reply.body.hookSpecificOutput as { decision?: unknown } | undefined)?.decision).toBeUndefined();
+      const card = page.locator('[data-testid=attention-card][data-state=timeout]');
+      await card.waitFor();
+      expect(await card.innerText()).toContain('git push --force');
+      expect(await card.innerText()).toContain('timed out');
+      expect(await page.getByTestId('inbox-count').count()).toBe(0);
+    } finally {
+      await api('PATCH', '/api/settings', { 'permissions.holdMs': 50_000 });
+    }
   });
 
   test('the audit view lists those actions and exports them as JSONL and CSV', async () => {

@@ -32,6 +32,17 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return (await res.json()) as T;
 }
 
+/** Waits for the sent instruction to reach a phase; a different settled phase fails with what the window shows. */
+async function phase(name: string): Promise<void> {
+  const item = page.locator('[data-testid=instruction]').first();
+  try {
+    await page.locator(`[data-testid=instruction][data-phase=${name}]`).waitFor();
+  } catch (e) {
+    const shown = (await item.count()) ? `${await item.getAttribute('data-phase')}: ${await item.innerText()}` : 'no instruction shown';
+    throw new Error(`instruction never ${name} (${shown})`, { cause: e });
+  }
+}
+
 const blocked = (kind: string) => page.locator(`[data-testid=qi-blocked][data-kind=${kind}]`);
 
 beforeAll(async () => {
@@ -95,7 +106,7 @@ describe('quick instruct against the real daemon', () => {
     await shootBothThemes(page, 'quick-instruct-ready');
     await page.getByTestId('qi-text').press('Control+Enter');
     const item = page.locator('[data-testid=instruction]');
-    await page.locator('[data-testid=instruction][data-phase=accepted]').waitFor();
+    await phase('accepted');
     expect(await page.getByTestId('qi-text').inputValue()).toBe('');
     expect(await item.count()).toBe(1);
     await shootBothThemes(page, 'quick-instruct-accepted');
@@ -103,7 +114,7 @@ describe('quick instruct against the real daemon', () => {
     // The agent's next eligible hook carries the instruction back in its reply.
     const reply = await optedIn.preTool('npm run migrate');
     expect((reply.body.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext).toContain(text);
-    await page.locator('[data-testid=instruction][data-phase=delivered]').waitFor();
+    await phase('delivered');
     expect(await item.innerText()).toContain('delivered at PreToolUse');
     await shootBothThemes(page, 'quick-instruct-delivered');
 

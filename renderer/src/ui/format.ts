@@ -1,5 +1,7 @@
 /** Small display formatters. */
 
+const pad = (n: number): string => String(n).padStart(2, '0');
+
 /** "12 s ago", "3 min ago", "2 h ago", or a date for old times. */
 export function relativeTime(iso: string | null | undefined, now: number): string {
   if (!iso) return 'never';
@@ -15,18 +17,17 @@ export function relativeTime(iso: string | null | undefined, now: number): strin
   return new Date(t).toLocaleDateString();
 }
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-
 /** Local wall-clock time, 24-hour HH:MM:SS: compact and aligned in timelines. */
 export function clockTime(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-/** Local date and time. */
+/** Local date and 24-hour time, YYYY-MM-DD HH:MM:SS: sortable and unambiguous in tables. */
 export function dateTime(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 /** A grouped integer: 12,345. */

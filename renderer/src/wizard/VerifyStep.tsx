@@ -134,7 +134,14 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
               )}
               <span>
                 <strong>{VENDOR_NAMES[v]}</strong>{' '}
-                {arrived ? <span>hook received at {clockTime(lastHook[v]!)}: this agent is connected.</span> : <span className="muted">waiting for its first hook…</span>}
+                {arrived ? (
+                  <span>hook received at {clockTime(lastHook[v]!)}: this agent is connected.</span>
+                ) : (
+                  <span className="muted">
+                    waiting for its first hook…
+                    {(grouped.own.get(v) ?? []).some((f) => !f.ok) ? ' If nothing arrives, fix the findings above first.' : ''}
+                  </span>
+                )}
               </span>
               {arrived ? <Badge tone="ok">connected</Badge> : null}
             </li>

@@ -67,6 +67,12 @@ export class ClaudeSession {
     return this.post('PermissionRequest', { tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] });
   }
 
+  /** AskUserQuestion through PermissionRequest: a form (AEP-0006), held until answered. */
+  ask(questions: ReadonlyArray<{ header: string; question: string; options: readonly string[]; multiSelect?: boolean }>): Promise<HookReply> {
+    const input = { questions: questions.map((q) => ({ header: q.header, question: q.question, multiSelect: q.multiSelect ?? false, options: q.options.map((label) => ({ label, description: label })) })) };
+    return this.post('PermissionRequest', { tool_name: 'AskUserQuestion', tool_input: input, permission_suggestions: [] });
+  }
+
   /** Stop (end of turn). */
   stop(): Promise<HookReply> {
     return this.post('Stop', { stop_hook_active: false, last_assistant_message: 'Done.' });

@@ -70,7 +70,7 @@ export function AttentionCard({ item, cwd, showSession }: { item: AttentionItem;
           ) : item.state === 'timeout' ? (
             <Badge tone="bad" title="Nobody answered in time; the agent fell back to its own prompt">timed out</Badge>
           ) : (
-            <Badge tone="ok">
+            <Badge tone={item.answer?.option && !PERMISSIVE.test(item.answer.option) ? 'neutral' : 'ok'}>
               answered{item.answer?.option ? `: ${item.answer.option}` : item.answer?.text ? ': text' : ''}
             </Badge>
           )}
