@@ -25,6 +25,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      minify: true,
       rollupOptions: { input: { index: resolve(__dirname, 'renderer/index.html') } },
     },
   },

@@ -122,6 +122,12 @@ describe('quick instruct against the real daemon', () => {
     const records = await api<InstructionRecord[]>('GET', `/api/instructions?session=${optedIn.id}`);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ state: 'delivered', moment: 'PreToolUse' });
+    // Sent from the tray's window, and audited as such.
+    const audit = await api<{ rows: { action: string; surface: string; commandId: string | null }[] }>(
+      'GET',
+      `/api/audit?session=${encodeURIComponent(optedIn.id)}&action=instruct.command`,
+    );
+    expect(audit.rows.map((r) => [r.commandId, r.surface])).toEqual([[records[0].commandId, 'tray']]);
     expect(pageErrors).toEqual([]);
   });
 });

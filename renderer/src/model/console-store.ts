@@ -23,6 +23,8 @@ export interface SentCommand {
   readonly type: string;
   readonly sentAt: string;
   readonly text?: string;
+  /** Where it was sent from (audited as the command's surface). */
+  readonly surface?: Surface;
   sent: boolean;
   timedOut: boolean;
   refusal?: { code: string; detail?: string };
@@ -305,9 +307,9 @@ export class ConsoleStore {
   // ---- commands -----------------------------------------------------------------------------
 
   /** Sends an instruction to a session; its fate is settled by the stream. */
-  sendInstruction(session: string, vendor: VendorId, text: string): SentCommand {
+  sendInstruction(session: string, vendor: VendorId, text: string, surface: Surface = 'console'): SentCommand {
     // The text is redacted-class content (design record): the command declares that capture.
-    return this.sendCommand({ type: instructType(vendor), session, capture: 'redacted', data: { text } }, text);
+    return this.sendCommand({ type: instructType(vendor), session, capture: 'redacted', data: { text }, surface }, text);
   }
 
   /** Answers an attention request (AEP-0004 §5, AEP-0006, AEP-0008). */
@@ -317,7 +319,7 @@ export class ConsoleStore {
     return this.sendCommand({ type: 'control.attention.respond', session: request.session!, subject: request.id, cause: request.id, capture, data: { answer } });
   }
 
-  private sendCommand(partial: { type: string; session: string; subject?: string; cause?: string; capture?: Capture; data: Record<string, unknown> }, text?: string): SentCommand {
+  private sendCommand(partial: { type: string; session: string; subject?: string; cause?: string; capture?: Capture; data: Record<string, unknown>; surface?: Surface }, text?: string): SentCommand {
     const id = newId();
     const event: AepEvent = {
       aep: '0.1',
@@ -331,9 +333,9 @@ export class ConsoleStore {
       ...(partial.cause ? { cause: partial.cause } : {}),
       ...(partial.capture ? { capture: partial.capture } : {}),
       data: partial.data,
-      surface: 'console' satisfies Surface,
+      surface: partial.surface ?? 'console',
     };
-    const command: SentCommand = { id, session: partial.session, type: partial.type, sentAt: event.time, text, sent: false, timedOut: false };
+    const command: SentCommand = { id, session: partial.session, type: partial.type, sentAt: event.time, text, surface: event.surface as Surface, sent: false, timedOut: false };
     command.sent = this.socket.send(event);
     this.commands.set(id, command);
     if (command.sent) {

@@ -39,7 +39,7 @@ export function instructionItems(
       id: c.id,
       text: c.text ?? null,
       sentAt: c.sentAt,
-      surface: 'console',
+      surface: c.surface ?? 'console',
       settlement: settle(caused(c.id), { sent: c.sent, timedOut: c.timedOut, refusal: c.refusal }),
     });
   }

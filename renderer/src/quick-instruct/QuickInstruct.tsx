@@ -51,7 +51,7 @@ export function QuickInstruct({ session: asked }: QuickInstructProps) {
 
   const send = () => {
     if (!canSend || !row?.summary.vendor || !target) return;
-    const command = store.sendInstruction(target, row.summary.vendor, text.trim());
+    const command = store.sendInstruction(target, row.summary.vendor, text.trim(), 'tray');
     setSent((prev) => [...prev, command.id]);
     setText('');
   };
