@@ -148,10 +148,29 @@ export function toolEvent(
   } as AepEvent;
 }
 
+/**
+ * CPU time (user + system, ms) a process has used so far, from Linux /proc; NaN elsewhere. The
+ * machine is shared and loaded, so the benches report CPU time per event beside wall-clock rates.
+ */
+export function processCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime), counted after the ")" that ends the command name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Prints one section's figures in the line format scripts/bench.mjs collects. */
 export function report(section: string, figures: Record<string, number | string | boolean>): void {
   process.stdout.write(`BENCH ${JSON.stringify({ section, figures })}\n`);
 }
+
+/** Latency histogram of the fan-out bench: 0.05 ms buckets up to 30 s, plus an overflow bucket. */
+export const BUCKET_MS = 0.05;
+export const BUCKETS = 600_000;
 
 /** Percentile of a sorted array. */
 export function percentile(sorted: readonly number[], p: number): number {

@@ -1,22 +1,34 @@
 /**
- * Live fan-out latency: one WS emitter sends 5,000 events/s (50 every 10 ms) to a `serve` child
- * and 100 WS subscribers measure send → receive time (p50/p99), including the durable commit that
- * precedes fan-out. The first second is warm-up and not counted.
+ * Live fan-out latency: one WS emitter sends 5,000 events/s (50 every 10 ms) and 100 WS
+ * subscribers measure send → receive time (p50/p99), including, for the daemon, the durable commit
+ * that precedes fan-out. The first second is warm-up and not counted.
+ *
+ * Everything runs in its own process: the daemon (`serve`), the emitter (this process) and the
+ * subscribers (CLIENT_PROCESSES × bench/fanout-client.ts, minimal raw-socket scanners). The same
+ * clients and emitter are first pointed at a bare `ws` broadcast server (bench/fanout-baseline.ts)
+ * in the same run, so the daemon's figures come with a same-machine, same-load yardstick: p99
+ * against the baseline's p99, and server CPU per delivery against the baseline's.
  */
-import { randomBytes } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { percentile, report, startBenchDaemon, toolEvent } from './bench-lib';
+import { BUCKET_MS, BUCKETS, processCpuMs, report, startBenchDaemon, toolEvent } from './bench-lib';
 
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 100);
 const RATE = Number(process.env.BENCH_FANOUT_RATE ?? 5_000);
 const SECONDS = Number(process.env.BENCH_FANOUT_SECONDS ?? 6);
+const CLIENT_PROCESSES = Number(process.env.BENCH_FANOUT_CLIENTS ?? 2);
 const TICK_MS = 10;
 const WARMUP_MS = 1_000;
+const TARGET_P99_MS = 20;
 
-function open(url: string, token: string, hello: Record<string, unknown>): Promise<WebSocket> {
+const here = fileURLToPath(new URL('.', import.meta.url));
+const nowUs = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
+
+function open(port: number, token: string, hello: Record<string, unknown>): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/socket`, {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/socket`, {
       headers: { Authorization: `Bearer ${token}` },
     });
     ws.once('error', reject);
@@ -25,182 +37,221 @@ function open(url: string, token: string, hello: Record<string, unknown>): Promi
   });
 }
 
-/** A masked client text frame (RFC 6455 §5.3), small frames only. */
-function clientFrame(text: string): Buffer {
-  const payload = Buffer.from(text);
-  const mask = randomBytes(4);
-  const header =
-    payload.length < 126
-      ? Buffer.from([0x81, 0x80 | payload.length])
-      : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255]);
-  const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]));
-  return Buffer.concat([header, mask, masked]);
+interface Client {
+  readonly child: ChildProcess;
+  ask<T>(message: Record<string, unknown>, answerKey?: string): Promise<T>;
+  tell(message: Record<string, unknown>): void;
 }
 
-const MARKER = Buffer.from('"benchsent":');
-
-/**
- * A deliberately minimal subscriber: a raw socket that scans the incoming bytes for the send
- * timestamps instead of decoding every frame, so the measuring side costs far less CPU than the
- * daemon it measures (a full client would be the bottleneck at 500,000 deliveries per second).
- */
-function rawSubscriber(
-  port: number,
-  token: string,
-  onLatency: (ms: number) => void,
-): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let upgraded = false;
-    let head = '';
-    let carry: Buffer | null = null;
-    socket.on('error', reject);
-    socket.on('connect', () => {
-      socket.write(
-        `GET /socket HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${token}\r\n\r\n`,
-      );
-    });
-    const ML = MARKER.length;
-    // Scans a chunk in place; only a timestamp cut by the chunk boundary is carried over.
-    const scan = (chunk: Buffer): void => {
-      const now = performance.now();
-      let from = 0;
-      if (carry !== null) {
-        const joint = Buffer.concat([carry, chunk.subarray(0, 40)]);
-        carry = null;
-        if (joint.indexOf(MARKER) === 0) {
-          let i = ML;
-          let value = 0;
-          while (i < joint.length && joint[i] >= 48 && joint[i] <= 57)
-            value = value * 10 + (joint[i++] - 48);
-          if (i < joint.length) {
-            onLatency(now - value / 1000);
-            from = i - (joint.length - Math.min(40, chunk.length));
-          } else {
-            carry = Buffer.concat([
-              joint.subarray(0, joint.length - Math.min(40, chunk.length)),
-              chunk,
-            ]);
-            return;
-          }
-        }
-      }
-      let at = chunk.indexOf(MARKER, from);
-      while (at !== -1) {
-        let i = at + ML;
-        let value = 0;
-        while (i < chunk.length && chunk[i] >= 48 && chunk[i] <= 57)
-          value = value * 10 + (chunk[i++] - 48);
-        if (i >= chunk.length) {
-          carry = chunk.subarray(at);
-          return;
-        }
-        onLatency(now - value / 1000);
-        at = chunk.indexOf(MARKER, i);
-      }
-      for (let k = Math.min(ML - 1, chunk.length); k > 0; k--) {
-        if (chunk.subarray(chunk.length - k).equals(MARKER.subarray(0, k))) {
-          carry = chunk.subarray(chunk.length - k);
-          return;
-        }
-      }
-    };
-    socket.on('data', (chunk: Buffer) => {
-      if (!upgraded) {
-        head += chunk.toString('latin1');
-        const end = head.indexOf('\r\n\r\n');
-        if (end === -1) return;
-        upgraded = true;
-        socket.write(
-          clientFrame(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })),
-        );
-        socket.write(clientFrame(JSON.stringify({ type: 'subscribe', id: 'all' })));
-        resolve(socket);
-        chunk = Buffer.from(head.slice(end + 4), 'latin1');
-      }
-      scan(chunk);
-    });
+function startClient(): Client {
+  const child = fork(join(here, 'fanout-client.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-}
-
-const daemon = await startBenchDaemon();
-try {
-  const latencies: number[] = [];
-  let received = 0;
-  let measuring = false;
-  const subs: Socket[] = [];
-  for (let i = 0; i < SUBSCRIBERS; i++) {
-    subs.push(
-      await rawSubscriber(daemon.port, daemon.operator, (ms) => {
-        received++;
-        if (measuring) latencies.push(ms);
+  return {
+    child,
+    ask: <T>(message: Record<string, unknown>, answerKey?: string) =>
+      new Promise<T>((resolve) => {
+        const onMessage = (answer: Record<string, unknown>): void => {
+          if (answerKey !== undefined && !(answerKey in answer)) return;
+          child.off('message', onMessage);
+          resolve(answer as T);
+        };
+        child.on('message', onMessage);
+        child.send(message);
       }),
+    tell: (message) => child.send(message),
+  };
+}
+
+interface Outcome {
+  sent: number;
+  received: number;
+  expected: number;
+  p50: number;
+  p99: number;
+  max: number;
+  serverCpuUsPerDelivery: number;
+  clientCpuMs: number;
+}
+
+/** One measured run against a server (daemon or baseline) listening on `port`. */
+async function run(
+  port: number,
+  serverPid: number | undefined,
+  tokens: { consumer: string; emitter: string },
+): Promise<Outcome> {
+  const clients = Array.from({ length: CLIENT_PROCESSES }, () => startClient());
+  try {
+    const per = clients.map(
+      (_, i) =>
+        Math.floor(SUBSCRIBERS / CLIENT_PROCESSES) + (i < SUBSCRIBERS % CLIENT_PROCESSES ? 1 : 0),
     );
-  }
-  // Every subscriber is live once a probe event reached all of them.
-  const probe = await open(daemon.url, daemon.hook, {
-    role: 'emitter',
-    identity: { agent: 'claude-code', instance: 'probe' },
-  });
-  for (let i = 0; received < SUBSCRIBERS; i++) {
-    probe.send(
-      JSON.stringify(
-        toolEvent('probe', i + 1, { benchsent: Math.round(performance.now() * 1000) }),
+    await Promise.all(
+      clients.map((c, i) =>
+        c.ask({ cmd: 'connect', port, token: tokens.consumer, count: per[i] }, 'ready'),
       ),
     );
-    await new Promise((r) => setTimeout(r, 50));
+    const receivedNow = async (): Promise<number> =>
+      (
+        await Promise.all(
+          clients.map((c) => c.ask<{ received: number }>({ cmd: 'received' }, 'received')),
+        )
+      ).reduce((a, b) => a + b.received, 0);
+
+    // Every subscriber is live once a probe event reached all of them.
+    const probe = await open(port, tokens.emitter, {
+      role: 'emitter',
+      identity: { agent: 'claude-code', instance: 'probe' },
+    });
+    for (let i = 0; (await receivedNow()) < SUBSCRIBERS; i++) {
+      probe.send(JSON.stringify(toolEvent('probe', i + 1, { benchsent: nowUs() })));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    probe.terminate();
+    await Promise.all(clients.map((c) => c.ask({ cmd: 'reset' }, 'reset')));
+
+    const emitter = await open(port, tokens.emitter, {
+      role: 'emitter',
+      identity: { agent: 'claude-code', instance: 'bench' },
+    });
+    const perTick = Math.round((RATE * TICK_MS) / 1000);
+    let seq = 0;
+    const started = performance.now();
+    for (const c of clients) c.tell({ cmd: 'measure', from: nowUs() + WARMUP_MS * 1000 });
+    let cpuFrom = NaN;
+    let sentFrom = 0;
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        const elapsed = performance.now() - started;
+        if (Number.isNaN(cpuFrom) && elapsed >= WARMUP_MS) {
+          cpuFrom = processCpuMs(serverPid);
+          sentFrom = seq;
+        }
+        if (elapsed >= SECONDS * 1000) {
+          clearInterval(timer);
+          resolve();
+          return;
+        }
+        // Catch up when the timer fires late, so the offered rate stays at RATE.
+        const due = Math.floor((elapsed / 1000) * RATE) - seq;
+        for (let i = 0; i < Math.max(perTick, due); i++) {
+          seq++;
+          emitter.send(JSON.stringify(toolEvent('fan', seq, { benchsent: nowUs() })));
+        }
+      }, TICK_MS);
+    });
+    const deadline = Date.now() + 10_000;
+    let received = await receivedNow();
+    while (received < seq * SUBSCRIBERS && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      received = await receivedNow();
+    }
+    const cpuMs = processCpuMs(serverPid) - cpuFrom;
+    emitter.terminate();
+
+    const collected = await Promise.all(
+      clients.map((c) =>
+        c.ask<{ received: number; buckets: [number, number][]; cpuMs: number }>(
+          { cmd: 'collect' },
+          'buckets',
+        ),
+      ),
+    );
+    const histogram = new Float64Array(BUCKETS + 1);
+    let total = 0;
+    for (const { buckets } of collected)
+      for (const [i, n] of buckets) {
+        histogram[i] += n;
+        total += n;
+      }
+    const at = (p: number): number => {
+      const rank = Math.min(total - 1, Math.floor((p / 100) * total));
+      let seen = 0;
+      for (let i = 0; i <= BUCKETS; i++) {
+        seen += histogram[i];
+        if (seen > rank) return (i + 1) * BUCKET_MS;
+      }
+      return NaN;
+    };
+    let max = NaN;
+    for (let i = BUCKETS; i >= 0; i--)
+      if (histogram[i] > 0) {
+        max = (i + 1) * BUCKET_MS;
+        break;
+      }
+    return {
+      sent: seq,
+      received: collected.reduce((a, b) => a + b.received, 0),
+      expected: seq * SUBSCRIBERS,
+      p50: total === 0 ? NaN : at(50),
+      p99: total === 0 ? NaN : at(99),
+      max,
+      serverCpuUsPerDelivery: (cpuMs * 1000) / ((seq - sentFrom) * SUBSCRIBERS),
+      clientCpuMs: collected.reduce((a, b) => a + b.cpuMs, 0),
+    };
+  } finally {
+    for (const c of clients) {
+      if (c.child.connected) c.tell({ cmd: 'exit' });
+      setTimeout(() => c.child.kill(), 2_000).unref();
+    }
   }
-  probe.terminate();
-  received = 0;
-  const emitter = await open(daemon.url, daemon.hook, {
-    role: 'emitter',
-    identity: { agent: 'claude-code', instance: 'bench' },
+}
+
+async function baseline(): Promise<Outcome> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fanout-baseline.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const perTick = Math.round((RATE * TICK_MS) / 1000);
-  let seq = 0;
-  const started = performance.now();
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      const elapsed = performance.now() - started;
-      measuring = elapsed >= WARMUP_MS;
-      if (elapsed >= SECONDS * 1000) {
-        clearInterval(timer);
-        resolve();
-        return;
-      }
-      // Catch up when the timer fires late, so the offered rate stays at RATE.
-      const due = Math.floor((elapsed / 1000) * RATE) - seq;
-      for (let i = 0; i < Math.max(perTick, due); i++) {
-        seq++;
-        emitter.send(
-          JSON.stringify(
-            toolEvent('fan', seq, { benchsent: Math.round(performance.now() * 1000) }),
-          ),
-        );
-      }
-    }, TICK_MS);
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+        out += c;
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.on('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+    });
+    return await run(port, child.pid, { consumer: '', emitter: '' });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
+
+const bare = await baseline();
+const daemon = await startBenchDaemon();
+let measured: Outcome;
+try {
+  measured = await run(daemon.port, daemon.child.pid, {
+    consumer: daemon.operator,
+    emitter: daemon.hook,
   });
-  const deadline = Date.now() + 10_000;
-  while (received < seq * SUBSCRIBERS && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
-  measuring = false;
-  const sorted = Float64Array.from(latencies).sort();
-  const p99 = percentile(Array.from(sorted), 99);
-  report('fanout', {
-    subscribers: SUBSCRIBERS,
-    'offered events/s': RATE,
-    'sent events': seq,
-    'deliveries received': received,
-    'deliveries expected': seq * SUBSCRIBERS,
-    'p50 ms': Number(percentile(Array.from(sorted), 50).toFixed(2)),
-    'p99 ms': Number(p99.toFixed(2)),
-    'max ms': Number((sorted[sorted.length - 1] ?? NaN).toFixed(2)),
-    'target p99 ms': 20,
-    pass: p99 <= 20 && received === seq * SUBSCRIBERS,
-  });
-  emitter.terminate();
-  for (const socket of subs) socket.destroy();
 } finally {
   await daemon.stop();
 }
+const complete = measured.received === measured.expected;
+report('fanout', {
+  subscribers: SUBSCRIBERS,
+  'offered events/s': RATE,
+  'client processes': CLIENT_PROCESSES,
+  'sent events': measured.sent,
+  'deliveries received': measured.received,
+  'deliveries expected': measured.expected,
+  'p50 ms': round(measured.p50),
+  'p99 ms': round(measured.p99),
+  'max ms': round(measured.max),
+  'daemon CPU µs/delivery': round(measured.serverCpuUsPerDelivery, 3),
+  'baseline p50 ms': round(bare.p50),
+  'baseline p99 ms': round(bare.p99),
+  'baseline CPU µs/delivery': round(bare.serverCpuUsPerDelivery, 3),
+  'baseline complete': bare.received === bare.expected,
+  'client CPU ms (daemon run)': Math.round(measured.clientCpuMs),
+  'client CPU ms (baseline run)': Math.round(bare.clientCpuMs),
+  'p99 ratio to baseline': round(measured.p99 / bare.p99),
+  'CPU ratio to baseline': round(measured.serverCpuUsPerDelivery / bare.serverCpuUsPerDelivery),
+  'target p99 ms': TARGET_P99_MS,
+  'every delivery received': complete,
+  pass: measured.p99 <= TARGET_P99_MS && complete,
+});

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { EventStore } from '../main/core/store/event-store';
 import { openDb } from '../main/core/store/open-db';
 import { rawInsertBaseline } from '../main/core/store/raw-insert-baseline';
-import { postNdjson, report, startBenchDaemon, toolEvent } from './bench-lib';
+import { postNdjson, processCpuMs, report, startBenchDaemon, toolEvent } from './bench-lib';
 
 const MEASURED = Number(process.env.BENCH_INGEST_EVENTS ?? 200_000);
 const TOTAL = Number(process.env.BENCH_TOTAL_EVENTS ?? 1_000_000);
@@ -95,17 +95,23 @@ async function main(): Promise<void> {
   try {
     const subs = Array.from({ length: SUBSCRIBERS }, () => subscribe(daemon.url, daemon.operator));
     await new Promise((r) => setTimeout(r, 300));
+    const cpuBefore = processCpuMs(daemon.child.pid);
     const seconds = await postAll(daemon.url, daemon.hook, 0, MEASURED);
     const ingestRate = MEASURED / seconds;
     const deadline = Date.now() + 30_000;
     while (subs.some((s) => s.count() < MEASURED) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
+    // Daemon CPU for admitting the events and delivering them to every subscriber.
+    const daemonCpuUs = ((processCpuMs(daemon.child.pid) - cpuBefore) * 1000) / MEASURED;
     const delivered = Math.min(...subs.map((s) => s.count()));
     for (const s of subs) s.close();
 
     const baseDir = mkdtempSync(join(tmpdir(), 'aep-bench-raw-'));
     const items = [...batches(0, MEASURED)].flatMap((b) => b.items);
+    const rawCpu = process.cpuUsage();
     const raw = rawInsertBaseline(join(baseDir, 'raw.db'), items, BATCH);
+    const rawCpuUsed = process.cpuUsage(rawCpu);
+    const rawCpuUs = (rawCpuUsed.user + rawCpuUsed.system) / MEASURED;
     rmSync(baseDir, { recursive: true, force: true });
 
     report('ingest', {
@@ -114,6 +120,9 @@ async function main(): Promise<void> {
       'events/s': Math.round(ingestRate),
       'raw insert events/s': Math.round(raw.eventsPerSecond),
       ratio: Number((ingestRate / raw.eventsPerSecond).toFixed(3)),
+      'daemon CPU µs/event': Number(daemonCpuUs.toFixed(2)),
+      'raw insert CPU µs/event': Number(rawCpuUs.toFixed(2)),
+      'CPU-time ratio (raw/daemon)': Number((rawCpuUs / daemonCpuUs).toFixed(3)),
       'every subscriber got every event': delivered >= MEASURED,
       'target events/s': 30_000,
       'target ratio': 0.3,
@@ -131,24 +140,33 @@ async function main(): Promise<void> {
     });
 
     const sseStart = performance.now();
+    const sseCpu = processCpuMs(daemon.child.pid);
     const all = subscribe(daemon.url, daemon.operator, '?from=all&live=0');
     await all.done;
     const sseRate = all.count() / ((performance.now() - sseStart) / 1000);
-    report('replay-sse', { events: all.count(), 'events/s': Math.round(sseRate) });
+    const sseCpuUs = ((processCpuMs(daemon.child.pid) - sseCpu) * 1000) / all.count();
+    report('replay-sse', {
+      events: all.count(),
+      'events/s': Math.round(sseRate),
+      'daemon CPU µs/event': Number(sseCpuUs.toFixed(2)),
+    });
     await daemon.stop({ keep: true });
 
     // Replay straight from the store, in this process, over the database the daemon wrote.
     const db = openDb(join(daemon.dataDir, 'companion.db'));
     const store = new EventStore(db, { maxEventsPerSession: Math.ceil(TOTAL / SESSIONS) + 10 });
     const started = performance.now();
+    const cpu = process.cpuUsage();
     let count = 0;
     for (const session of store.heldSessions())
       for (const _ of store.replay(session, null)) count++;
     const rate = count / ((performance.now() - started) / 1000);
+    const cpuUsed = process.cpuUsage(cpu);
     db.close();
     report('replay', {
       events: count,
       'events/s': Math.round(rate),
+      'events per CPU-second': Math.round(count / ((cpuUsed.user + cpuUsed.system) / 1e6)),
       'target events/s': 100_000,
       pass: rate >= 100_000,
     });

@@ -48,10 +48,11 @@ describe('Qwen Code: steering end to end with the real CLI', () => {
       'instruction.delivered',
     );
     expect(delivered.session).toBe(live.session);
-    // The first context-carrying moment after the held response: the mid-turn UserPromptSubmit that precedes the request carrying the tool result.
+    // The first context-carrying moment after the held response: the shell tool call's
+    // PostToolUse, whose context Qwen appends to the tool result in the next request.
     expect(delivered.data).toMatchObject({
       queued_ms: expect.any(Number),
-      moment: 'UserPromptSubmit',
+      moment: 'PostToolUse',
     });
     const result = await live.finish();
     expect(result.code, describeRun(result)).toBe(0);

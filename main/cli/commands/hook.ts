@@ -1,8 +1,9 @@
 /**
  * `aep-companion hook <vendor> [--data-dir DIR]`: the command-hook shim. Reads the vendor's hook
  * payload on stdin, posts it to the daemon's /hooks/<vendor>, prints the reply. Fail-open by
- * construction: whatever goes wrong (daemon down, slow, refusing), it prints `{}` and exits 0 well
- * inside the vendor's hook timeout. It imports nothing of the daemon: it is timed against `node -e 0`.
+ * construction: whatever goes wrong (daemon down, slow, refusing), it prints the vendor's empty reply
+ * (`{}`, or nothing at all for Codex) and exits 0 well inside the vendor's hook timeout. It imports
+ * nothing of the daemon: it is timed against `node -e 0`.
  */
 import { request, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { isVendorId } from '../../../common/vendors';
@@ -10,6 +11,13 @@ import { daemonUrl, hookToken, parseArgs, resolveDataDir } from '../locate-daemo
 
 /** The reply printed when there is nothing to say or nothing could be asked. */
 export const EMPTY_REPLY = '{}';
+
+/**
+ * The empty reply of one vendor. Codex validates hook output against strict schemas and treats
+ * empty stdout (exit 0) as the no-op, so it gets nothing at all; the others get `{}`. The installed
+ * shim and its launcher (main/core/installer/shim-script.ts) print the same.
+ */
+export const emptyReplyFor = (vendor: string | undefined): string => (vendor === 'codex' ? '' : EMPTY_REPLY);
 
 /** Deadline for an ordinary hook: far inside every vendor's timeout (Claude Code's SessionEnd budget is 1.5 s+). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -39,8 +47,11 @@ function readStdin(): Promise<Buffer> {
 
 type Requester = (url: URL, options: RequestOptions, callback: (res: IncomingMessage) => void) => ClientRequest;
 
-/** Posts the payload; resolves with the text to print (never rejects). */
-export async function postHook(url: URL, token: string, body: Buffer, timeoutMs: number): Promise<{ out: string; problem: string | null }> {
+/**
+ * Posts the payload; resolves with the text to print (never rejects). `empty` is printed on failure
+ * and in place of a reply that is an empty object (the daemon's "nothing to say").
+ */
+export async function postHook(url: URL, token: string, body: Buffer, timeoutMs: number, empty = EMPTY_REPLY): Promise<{ out: string; problem: string | null }> {
   // TLS is loaded only for an https daemon URL: the plain loopback case stays as light as it can.
   const send: Requester = url.protocol === 'https:' ? (await import('node:https')).request : request;
   return new Promise((resolve) => {
@@ -57,23 +68,24 @@ export async function postHook(url: URL, token: string, body: Buffer, timeoutMs:
     const req = send(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('error', (e) => finish(EMPTY_REPLY, e.message));
+      res.on('error', (e) => finish(empty, e.message));
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         const text = Buffer.concat(parts).toString('utf8').trim();
-        if (status < 200 || status >= 300) return finish(EMPTY_REPLY, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`);
-        if (text === '') return finish(EMPTY_REPLY, null);
+        if (status < 200 || status >= 300) return finish(empty, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+        if (text === '') return finish(empty, null);
         try {
           const parsed: unknown = JSON.parse(text);
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return finish(EMPTY_REPLY, 'reply is not a JSON object');
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return finish(empty, 'reply is not a JSON object');
+          if (Object.keys(parsed).length === 0) return finish(empty, null);
         } catch {
-          return finish(EMPTY_REPLY, 'reply is not JSON');
+          return finish(empty, 'reply is not JSON');
         }
         finish(text, null);
       });
     });
-    const timer = setTimeout(() => finish(EMPTY_REPLY, `no reply within ${timeoutMs} ms`), timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) => finish(EMPTY_REPLY, e.code ?? e.message));
+    const timer = setTimeout(() => finish(empty, `no reply within ${timeoutMs} ms`), timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => finish(empty, e.code ?? e.message));
     req.end(body);
   });
 }
@@ -86,13 +98,19 @@ export function hookUrl(base: string, vendor: string, env: NodeJS.ProcessEnv): U
   return url;
 }
 
+const replying = (empty: string): string => (empty === '' ? 'replying with empty output' : `replying ${empty}`);
+
 /** Runs the shim; always exits 0 (a hook must never fail the agent because of us). */
 export async function run(args: string[]): Promise<number> {
   const env = process.env;
-  let out = EMPTY_REPLY;
+  // Refined once the arguments are parsed; a vendor-first command line is the usual shape.
+  let empty = emptyReplyFor(args[0]);
+  let out = empty;
   try {
     const { positionals, options } = parseArgs(args, ['data-dir']);
     const vendor = positionals[0];
+    empty = emptyReplyFor(vendor);
+    out = empty;
     const body = await readStdin();
     if (!isVendorId(vendor)) {
       process.stderr.write(`aep-companion hook: unknown vendor '${vendor ?? ''}' (expected claude-code, codex, qwen-code, vscode or hermes)\n`);
@@ -100,13 +118,13 @@ export async function run(args: string[]): Promise<number> {
       const flag = options.get('data-dir');
       const dataDir = resolveDataDir(typeof flag === 'string' ? flag : undefined, env);
       const timeoutMs = Number(env.AEP_HOOK_TIMEOUT_MS) || (env.AEP_PERMISSIONS === '1' && isHeldMoment(body) ? HELD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
-      const result = await postHook(hookUrl(daemonUrl(dataDir, env), vendor, env), hookToken(dataDir, env), body, timeoutMs);
+      const result = await postHook(hookUrl(daemonUrl(dataDir, env), vendor, env), hookToken(dataDir, env), body, timeoutMs, empty);
       out = result.out;
-      if (result.problem) process.stderr.write(`aep-companion hook: ${result.problem}; replying {}\n`);
+      if (result.problem) process.stderr.write(`aep-companion hook: ${result.problem}; ${replying(empty)}\n`);
     }
   } catch (error) {
-    process.stderr.write(`aep-companion hook: ${error instanceof Error ? error.message : String(error)}; replying {}\n`);
-    out = EMPTY_REPLY;
+    process.stderr.write(`aep-companion hook: ${error instanceof Error ? error.message : String(error)}; ${replying(empty)}\n`);
+    out = empty;
   }
   await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
   return 0;

@@ -2,7 +2,8 @@
  * The hooks feature: one in-process emitter per vendor, the hook routes, session tracking, the
  * steering engine with its kill switch, the permission loop, and the steering-related /api routes.
  */
-import { VENDORS, type VendorId } from '../../../common/vendors';
+import { isCommandType, type AepEvent } from '../../../common/aep/envelope';
+import { isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
 import { redact } from '../aep/redact';
 import { ulid } from '../aep/ulid';
 import { instructionsApi } from '../api/instructions-api';
@@ -24,7 +25,7 @@ import { commandRouter } from './command-router';
 import { hookRoute } from './hook-routes';
 import { HookService } from './hook-service';
 import { SessionTracker } from './session-tracker';
-import { VendorEmitter } from './vendor-emitter';
+import { sessionSource, VendorEmitter } from './vendor-emitter';
 import { vendorAdapter } from './vendors/index';
 import type { MappingContext } from './vendors/types';
 
@@ -64,7 +65,6 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const epochs = new EpochsRepo(ctx.db);
     const acks = new ControlAcks(steeringRepo, clock);
     const killSwitch = new KillSwitch(ctx.settings, audit);
-    const startedAtMs = clock();
 
     const emitters = new Map<VendorId, VendorEmitter>();
     for (const vendor of VENDORS) {
@@ -84,7 +84,6 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
       profile: (vendor) => vendorAdapter(vendor).profile,
       channel: emitter,
-      startedAtMs,
       atomic: (fn) => ctx.db.transaction(fn)(),
     });
     const permissions = new PermissionLoop({
@@ -115,6 +114,16 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
 
     const unsubscribers: (() => void)[] = [];
+    // Sessions of other AEP emitters (POST /events, WS emitters) join the sessions list as they are admitted.
+    unsubscribers.push(
+      ctx.relay.onAdmitted((events) => {
+        const nowMs = clock();
+        for (const e of events) {
+          if (!isEmitterSession(e)) continue;
+          sessions.sightedEmitter({ source: e.source, session: e.session, agent: e.agent, ended: e.type === 'session.ended', nowMs });
+        }
+      }),
+    );
     for (const vendor of VENDORS) {
       const route = commandRouter(vendor, { engine, permissions, acks, audit, channel: emitter });
       unsubscribers.push(emitter(vendor).onCommand(route));
@@ -163,6 +172,17 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       sessions.flush();
     };
   };
+}
+
+/**
+ * True for an admitted event that speaks for its own emitter's session: session-scoped, not a
+ * command or an `attention.routed` (foreign emitters naming another's session), and not one of our
+ * own vendor emitters (their sessions are tracked from the hooks).
+ */
+export function isEmitterSession(e: AepEvent): e is AepEvent & { session: string } {
+  if (typeof e.session !== 'string' || e.session === '') return false;
+  if (isCommandType(e.type) || e.type === 'attention.routed') return false;
+  return !(isVendorId(e.agent) && e.source === sessionSource(e.agent, e.session));
 }
 
 /** The hooks feature as the daemon starts it. */

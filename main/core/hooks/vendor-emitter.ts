@@ -59,11 +59,12 @@ export class VendorEmitter implements VendorChannel {
   /**
    * Stamps envelope-less mapped events, turning cause hints into the ids of the events they name.
    * An attention follower (`subjectFromCause`) whose hint resolves takes the request's event id as
-   * its `subject` too (AEP-0002 §7.1); unresolved, it keeps the mapped subject.
+   * its `subject` too (AEP-0002 §7.1); unresolved, it keeps the mapped subject. A mapped
+   * `attention.answered` is followed by its `attention.resolved` (answered).
    */
   stampMapped(session: string, events: readonly MappedEvent[]): AepEvent[] {
     const s = this.seqOf(session);
-    return events.map((e) => {
+    return events.flatMap((e) => {
       const cause = e.causeHint ? s.causes.get(`${e.causeHint.type}\u0000${e.causeHint.key}`) : undefined;
       const [stamped] = this.stamp(session, [
         {
@@ -78,7 +79,20 @@ export class VendorEmitter implements VendorChannel {
         },
       ]);
       if (e.key !== undefined) remember(s.causes, `${e.type}\u0000${e.key}`, stamped.id);
-      return stamped;
+      if (e.type !== 'attention.answered') return [stamped];
+      // A mapped answer was applied by the vendor itself (its own UI): the emitter owns resolution
+      // (AEP-0002 §7.1 rules 2 and 4), so the request is resolved at once, naming it the same way.
+      const [resolved] = this.stamp(session, [
+        {
+          type: 'attention.resolved',
+          subject: stamped.subject,
+          run: e.run,
+          capture: e.capture === 'none' ? 'none' : 'metadata',
+          data: { resolution: 'answered' },
+          cause: stamped.id,
+        },
+      ]);
+      return [stamped, resolved];
     });
   }
 

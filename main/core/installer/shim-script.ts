@@ -12,7 +12,9 @@ import type { HookRuntime, InstallerEnv } from './installer-env';
 export const SHIM_SCRIPT_NAME = `${LAUNCHER_NAME}.mjs`;
 
 // Fail-open by construction: every path ends in finish(), which prints the vendor's empty reply
-// (nothing for Codex, whose output schemas are strict) and exits 0. A stopped daemon refuses the
+// (nothing for Codex, whose output schemas are strict and whose no-op is empty stdout; \`{}\` for the
+// others, as \`aep-companion hook\` does) and exits 0. The daemon's own "nothing to say" (an empty
+// JSON object) is printed as that same empty reply. A stopped daemon refuses the
 // loopback connection at once; a hung one is cut off by the deadline, far inside the vendor's
 // hook timeout. Permission moments get a long deadline only when the permission loop is opted in,
 // because then the daemon holds the reply while the operator answers.
@@ -104,11 +106,16 @@ function send(body) {
       const text = Buffer.concat(parts).toString('utf8').trim();
       if (status < 200 || status >= 300) return finish(empty, { url: where, status, error: 'HTTP ' + status });
       if (text === '') return finish(empty, { url: where, status });
+      let reply;
       try {
-        JSON.parse(text);
+        reply = JSON.parse(text);
       } catch {
         return finish(empty, { url: where, status, error: 'reply is not JSON' });
       }
+      if (reply === null || typeof reply !== 'object' || Array.isArray(reply)) {
+        return finish(empty, { url: where, status, error: 'reply is not a JSON object' });
+      }
+      if (Object.keys(reply).length === 0) return finish(empty, { url: where, status, reply: 'empty' });
       finish(text, { url: where, status, reply: 'json' });
     });
   });

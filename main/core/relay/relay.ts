@@ -48,6 +48,7 @@ export class Relay {
   private readonly subscriptions = new Set<Subscription>();
   private readonly connections = new Set<TrackedConnection>();
   private readonly links = new Set<InProcessEmitter>();
+  private readonly admittedListeners = new Set<(events: readonly AepEvent[]) => void>();
   private shuttingDown = false;
 
   constructor(private readonly options: RelayOptions) {
@@ -88,8 +89,34 @@ export class Relay {
    */
   async ingest(items: readonly IngestItem[]): Promise<boolean[]> {
     const admitted = await this.options.store.admit(items);
+    if (this.admittedListeners.size > 0) this.notifyAdmitted(items, admitted);
     this.publish(items);
     return admitted;
+  }
+
+  /**
+   * Calls `listener` after each commit of `ingest` with the events it newly admitted (duplicates and
+   * routed commands excluded); returns its removal. Listeners run synchronously on the ingest path:
+   * keep them cheap (batch real work). A throwing listener is logged and never fails the ingest.
+   */
+  onAdmitted(listener: (events: readonly AepEvent[]) => void): () => void {
+    this.admittedListeners.add(listener);
+    return () => {
+      this.admittedListeners.delete(listener);
+    };
+  }
+
+  private notifyAdmitted(items: readonly IngestItem[], admitted: readonly boolean[]): void {
+    const events: AepEvent[] = [];
+    for (let i = 0; i < items.length; i++) if (admitted[i]) events.push(items[i].event);
+    if (events.length === 0) return;
+    for (const listener of this.admittedListeners) {
+      try {
+        listener(events);
+      } catch (error) {
+        log.error('admission listener failed', { error: String(error) });
+      }
+    }
   }
 
   /** Live fan-out only (no storage). */

@@ -4,14 +4,16 @@
  * `session:epoch:seq` for positioned events, `: replay-exhausted` comments, `: ping` heartbeats.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CAPTURES, type AepEvent, type Capture } from '../../../common/aep/envelope';
+import { CAPTURES, type Capture } from '../../../common/aep/envelope';
 import { parseFilter } from '../aep/filter';
 import { createLogger } from '../logger';
 import { sendError } from '../server/http-util';
 import type { HttpRoute, RequestContext } from '../server/route-table';
+import type { EventHead } from './fanout-item';
 import { parseFromParam, parseLastEventId, positionId, type ReplayFrom } from './positions';
 import type { Relay } from './relay';
 import { Subscription, type DeliveryTransport } from './subscription';
+import { joinForTurn } from './turn-join';
 
 const log = createLogger('relay.sse');
 let streamCounter = 0;
@@ -74,12 +76,20 @@ export function parseStreamRequest(
   return { ok: true, filterSpec, capture, from, live };
 }
 
-/** One SSE message: `event:`, `id:` for positioned events, and the JSON on a single `data:` line. */
-export function sseMessage(event: AepEvent, json: string): string {
-  const id = positionId(event.session, event.epoch, event.seq);
+/**
+ * One SSE message: `event:`, `id:` for positioned events, and the JSON on a single `data:` line.
+ * `head` only needs type, session, epoch and seq; `event` (the full envelope, possibly a lazy
+ * getter) is read only when the JSON spans lines and must be re-encoded.
+ */
+export function sseMessage(
+  head: EventHead,
+  json: string,
+  event: () => unknown = () => JSON.parse(json),
+): string {
+  const id = positionId(head.session, head.epoch, head.seq);
   // Ingest keeps single-line JSON; re-encoding is the guard for anything else.
-  const line = json.includes('\n') || json.includes('\r') ? JSON.stringify(event) : json;
-  return `event: ${event.type}\n${id === null ? '' : `id: ${id}\n`}data: ${line}\n\n`;
+  const line = json.includes('\n') || json.includes('\r') ? JSON.stringify(event()) : json;
+  return `event: ${head.type}\n${id === null ? '' : `id: ${id}\n`}data: ${line}\n\n`;
 }
 
 /** The `GET /stream` route. */
@@ -107,7 +117,10 @@ export function sseRoute(relay: Relay): HttpRoute {
 
       let closed = false;
       // Messages of one turn are joined into one write (one HTTP chunk) instead of one per event.
-      let outbox = '';
+      // They are kept as bytes (each event's message encoded once, shared by every stream), so a
+      // flush is one memcpy per message, not a string flatten plus a UTF-8 length and encode pass.
+      let outbox: Buffer[] = [];
+      let outboxBytes = 0;
       let flushScheduled = false;
       let drainWaiters: (() => void)[] = [];
       const wakeDrain = (): void => {
@@ -117,19 +130,22 @@ export function sseRoute(relay: Relay): HttpRoute {
       };
       const flush = (): void => {
         flushScheduled = false;
-        if (closed || outbox === '') return;
-        const chunk = outbox;
-        outbox = '';
+        if (closed || outboxBytes === 0) return;
+        const chunk = joinForTurn(outbox, outboxBytes);
+        outbox = [];
+        outboxBytes = 0;
         res.write(chunk);
       };
-      const write = (chunk: string): void => {
+      const write = (chunk: Buffer): void => {
         if (closed) return;
-        outbox += chunk;
+        outbox.push(chunk);
+        outboxBytes += chunk.length;
         if (!flushScheduled) {
           flushScheduled = true;
           process.nextTick(flush);
         }
       };
+      const writeText = (text: string): void => write(Buffer.from(text, 'utf8'));
       const finish = (comment: string | null, destroyAfterMs: number): void => {
         if (closed) return;
         flush();
@@ -144,12 +160,17 @@ export function sseRoute(relay: Relay): HttpRoute {
         }, destroyAfterMs).unref();
       };
       const transport: DeliveryTransport = {
-        bufferedBytes: () => res.writableLength + outbox.length,
+        bufferedBytes: () => res.writableLength + outboxBytes,
         sendEvent: (rendered) => {
-          write((rendered.sse ??= sseMessage(rendered.event, rendered.json)));
+          write(
+            (rendered.sse ??= Buffer.from(
+              sseMessage(rendered.head, rendered.json, () => rendered.event),
+              'utf8',
+            )),
+          );
         },
         sendReplayExhausted: (session, earliest) =>
-          write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`),
+          writeText(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`),
         drained: () => {
           flush();
           if (closed || res.writableLength === 0) return Promise.resolve();
@@ -187,7 +208,7 @@ export function sseRoute(relay: Relay): HttpRoute {
         shutdown: (reason) => finish(reason, 2_000),
         subscriptionCount: () => (closed ? 0 : 1),
       });
-      const ping = setInterval(() => write(': ping\n\n'), relay.limits.pingIntervalMs);
+      const ping = setInterval(() => writeText(': ping\n\n'), relay.limits.pingIntervalMs);
       ping.unref();
       function cleanup(): void {
         clearInterval(ping);

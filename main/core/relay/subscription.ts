@@ -17,7 +17,7 @@ import {
 } from '../../../common/aep/envelope';
 import type { Filter } from '../aep/filter';
 import type { EventStore } from '../store/event-store';
-import { FanoutItem, type Rendered } from './fanout-item';
+import { FanoutItem, ReplayItem, type EventHead, type Rendered } from './fanout-item';
 import { comparePositions, type ReplayFrom } from './positions';
 
 const NOTICE = severityRank('notice');
@@ -66,7 +66,7 @@ export interface SubscriptionSpec {
 /** A live subscription. */
 export class Subscription {
   /** Last delivered positioned event per session (the `closing` frame reports its position). */
-  private readonly lastDelivered = new Map<string, AepEvent>();
+  private readonly lastDelivered = new Map<string, EventHead>();
   /** Events dropped toward this consumer by the backpressure rule. */
   dropped = 0;
   private live = false;
@@ -93,6 +93,10 @@ export class Subscription {
         from === 'all'
           ? this.store.heldSessions().map((session) => ({ session, after: null }))
           : from.map((p) => ({ session: p.session, after: { epoch: p.epoch, seq: p.seq } }));
+      // With no filter and no lowering ceiling the stored text is forwarded as is, unparsed.
+      const verbatim =
+        Object.keys(this.spec.filter.spec).length === 0 &&
+        (this.spec.capture === undefined || this.spec.capture === 'full');
       for (const step of plan) {
         if (this.closed || this.transport.isClosed()) return;
         if (step.after !== null) this.checkExhausted(step.session, step.after);
@@ -100,8 +104,12 @@ export class Subscription {
           if (this.closed || this.transport.isClosed()) return;
           if (stored.sequenced)
             this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
-          if (!this.spec.filter.matches(stored.event)) continue;
-          this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
+          if (verbatim) {
+            this.send(new ReplayItem(stored));
+          } else {
+            if (!this.spec.filter.matches(stored.event)) continue;
+            this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
+          }
           if (this.transport.bufferedBytes() >= this.limits.softBytes)
             await this.transport.drained();
         }
@@ -180,7 +188,7 @@ export class Subscription {
 
   private send(rendered: Rendered): void {
     this.transport.sendEvent(rendered);
-    const e = rendered.event;
+    const e = rendered.head;
     if (e.session !== undefined && e.seq !== undefined) this.lastDelivered.set(e.session, e);
   }
 

@@ -4,7 +4,7 @@
  * for the hold window, whichever comes first; a timeout emits `attention.timeout` and frees the hook
  * with an empty reply so the vendor shows its own dialog. Held replies carry decisions, never steering.
  */
-import type { AepEvent } from '../../../common/aep/envelope';
+import { captureRank, type AepEvent, type Capture } from '../../../common/aep/envelope';
 import type { VendorId } from '../../../common/vendors';
 import type { Logger } from '../logger';
 import type { SessionsRepo } from '../store/sessions-repo';
@@ -119,7 +119,7 @@ export class PermissionLoop {
     const now = this.deps.clock();
     const applied = (decision.value.answered as { answer?: Record<string, unknown> }).answer ?? {};
     // Free text and form values are user-authored content (redacted class); a bare option is structural.
-    const capture = applied.text !== undefined || applied.values !== undefined ? ('redacted' as const) : ('metadata' as const);
+    const capture = capped(applied.text !== undefined || applied.values !== undefined ? 'redacted' : 'metadata', entry.context);
     const [answered] = channel.stamp(entry.session, [
       { type: 'attention.answered', subject: requestId, cause: command.id, capture, data: { ...decision.value.answered, by: origin.actor } },
     ]);
@@ -128,6 +128,7 @@ export class PermissionLoop {
         type: 'attention.resolved',
         subject: requestId,
         cause: answered.id,
+        ...envelopeOnlyAtNone(entry.context),
         data: { resolution: 'answered', latency_ms: Math.max(0, now - entry.requestedAtMs) },
       },
     ]);
@@ -151,7 +152,7 @@ export class PermissionLoop {
     this.release(id, entry);
     const channel = this.deps.channel(entry.vendor);
     const events = channel.stamp(entry.session, [
-      { type: 'attention.resolved', subject: id, cause: id, data: { resolution: 'dismissed', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) } },
+      { type: 'attention.resolved', subject: id, cause: id, ...envelopeOnlyAtNone(entry.context), data: { resolution: 'dismissed', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) } },
     ]);
     entry.settle(this.deps.adapter(entry.vendor).emptyReply());
     this.sendLogged(channel, events);
@@ -170,7 +171,7 @@ export class PermissionLoop {
     if (!entry) return;
     this.release(id, entry);
     const channel = this.deps.channel(entry.vendor);
-    const events = channel.stamp(entry.session, [{ type: 'attention.timeout', subject: id, cause: id, data: { after_ms: holdMs } }]);
+    const events = channel.stamp(entry.session, [{ type: 'attention.timeout', subject: id, cause: id, ...envelopeOnlyAtNone(entry.context), data: { after_ms: holdMs } }]);
     this.deps.audit({
       actor: entry.vendor,
       surface: 'hook',
@@ -205,3 +206,13 @@ function readAnswer(value: unknown): AttentionAnswer | null {
   if (typeof v['values'] === 'object' && v['values'] !== null && !Array.isArray(v['values'])) answer.values = v['values'] as Record<string, unknown>;
   return answer.option === undefined && answer.text === undefined && answer.values === undefined ? null : answer;
 }
+
+/** The capture of an attention event, never above the operator's attention ceiling. */
+function capped(capture: Capture, context: MappingContext): Capture {
+  const ceiling = context.capture.attention;
+  return captureRank(capture) > captureRank(ceiling) ? ceiling : capture;
+}
+
+/** At an attention ceiling of `none` an event is the envelope alone: the emitter then leaves `data` out. */
+const envelopeOnlyAtNone = (context: MappingContext): { capture?: 'none' } =>
+  context.capture.attention === 'none' ? { capture: 'none' } : {};

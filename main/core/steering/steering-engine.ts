@@ -29,8 +29,6 @@ export interface SteeringEngineDeps {
   readonly idleExpiryMs: () => number;
   readonly profile: (vendor: VendorId) => VendorProfile;
   readonly channel: (vendor: VendorId) => VendorChannel;
-  /** When this daemon run started: a session last seen before it may have ended unseen. */
-  readonly startedAtMs: number;
   /** Runs a decision's writes (audit rows, ack, queue entry) as one transaction: one commit per command. */
   readonly atomic?: <T>(fn: () => T) => T;
 }
@@ -139,9 +137,10 @@ export class SteeringEngine {
   }
 
   /**
-   * Drops (`session-idle`) the queues of sessions silent for the idle expiry where no end will ever
-   * be seen: vendors without a session-end moment, and sessions last heard of before this daemon
-   * run started (their end may have passed while the daemon was down).
+   * Drops (`session-idle`) the queues of sessions silent for the idle expiry. This applies to every
+   * vendor: some have no session-end moment at all (Codex, VS Code), and vendors that have one do
+   * not fire it in every mode (Qwen Code's `-p` runs never send SessionEnd), so waiting for an end
+   * could strand an instruction forever.
    */
   sweepIdle(): number {
     const now = this.deps.clock();
@@ -154,8 +153,7 @@ export class SteeringEngine {
       if (expired === undefined) {
         const row = this.deps.sessions.findByVendor(item.vendor, item.session);
         const lastSeen = row?.lastSeenMs ?? item.queuedAtMs;
-        const noEnd = this.deps.profile(item.vendor).sessionEndMoment === null;
-        expired = now - lastSeen >= expiry && (noEnd || lastSeen < this.deps.startedAtMs);
+        expired = now - lastSeen >= expiry;
         seen.set(key, expired);
       }
       if (expired) stale.push(item);

@@ -21,7 +21,13 @@ export interface StorePosition {
 /** One stored event as replay yields it. */
 export interface StoredEvent {
   readonly json: string;
+  /** The parsed envelope; parsed from `json` on first access (replay mostly forwards the text). */
   readonly event: AepEvent;
+  /** The event's type, session, own epoch and own seq (routing columns, no parse needed). */
+  readonly type: string;
+  readonly session: string;
+  readonly ownEpoch: number | undefined;
+  readonly ownSeq: number | undefined;
   /** The event's position; for a seq-less event, the position it was anchored to at insert. */
   readonly epoch: number;
   readonly seq: number;
@@ -50,8 +56,34 @@ interface KeyRow {
   n: number;
 }
 
-/** A replay row in raw mode: ord_epoch, ord_seq, ord_tie, n, seq, json. */
-type ReplayRow = [number, number, number, number, number | null, string];
+/** A replay row in raw mode: ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch. */
+type ReplayRow = [number, number, number, number, number | null, string, string, number | null];
+
+/** A replayed row; the envelope is parsed only if someone reads `event`. */
+class StoredRow implements StoredEvent {
+  private parsed: AepEvent | undefined;
+  readonly ownEpoch: number | undefined;
+  readonly ownSeq: number | undefined;
+  readonly sequenced: boolean;
+
+  constructor(
+    readonly json: string,
+    readonly type: string,
+    readonly session: string,
+    ownEpoch: number | null,
+    ownSeq: number | null,
+    readonly epoch: number,
+    readonly seq: number,
+  ) {
+    this.ownEpoch = ownEpoch ?? undefined;
+    this.ownSeq = ownSeq ?? undefined;
+    this.sequenced = ownSeq !== null;
+  }
+
+  get event(): AepEvent {
+    return (this.parsed ??= JSON.parse(this.json) as AepEvent);
+  }
+}
 
 const DEFAULT_PAGE_SIZE = 1_000;
 
@@ -115,7 +147,7 @@ export class EventStore {
     // Raw (array) rows: replay is the hot read path and skips building an object per row.
     this.replayStmt = db
       .prepare(
-        `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json FROM events
+        `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch FROM events
          WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
          ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
       )
@@ -189,8 +221,8 @@ export class EventStore {
       after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
     for (;;) {
       const rows = this.replayStmt.all(session, ...key, this.pageSize) as ReplayRow[];
-      for (const [epoch, seq, , , ownSeq, json] of rows) {
-        yield { json, event: JSON.parse(json) as AepEvent, epoch, seq, sequenced: ownSeq !== null };
+      for (const [epoch, seq, , , ownSeq, json, type, ownEpoch] of rows) {
+        yield new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq);
       }
       if (rows.length < this.pageSize) return;
       const [epoch, seq, tie, n] = rows[rows.length - 1];

@@ -1,4 +1,7 @@
-/** The sessions table: vendor sessions seen through their hooks, with state and opt-ins. */
+/**
+ * The sessions table: vendor sessions seen through their hooks, with state and opt-ins, and the
+ * sessions of other AEP emitters seen at admission (vendor null, agent from the event).
+ */
 import type { Database, Statement } from 'better-sqlite3';
 import type { SessionState, SessionSummary } from '../../../common/sessions';
 import { isVendorId, type VendorId } from '../../../common/vendors';
@@ -13,6 +16,16 @@ export interface SessionTouch {
   readonly hook: string;
   readonly instructOptIn: boolean;
   readonly permissionsOptIn: boolean;
+  readonly nowMs: number;
+}
+
+/** One admitted event's facts about an emitter session (a third-party AEP emitter, not a hook). */
+export interface EmitterSighting {
+  readonly source: string;
+  readonly session: string;
+  readonly agent: string;
+  /** The event was the session's `session.ended`. */
+  readonly ended: boolean;
   readonly nowMs: number;
 }
 
@@ -79,11 +92,14 @@ export class SessionsRepo {
   private readonly upsertStmt: Statement<Record<string, unknown>>;
   private readonly stateStmt: Statement<[string, string, string]>;
   private readonly seenStmt: Statement<[number, string, string, string]>;
-  private readonly writeSeen: (rows: readonly SessionRow[]) => void;
+  private readonly writeSeen: (rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => void;
   /** Recently touched rows (what the database holds once `dirty` is flushed). */
   private readonly cache = new Map<string, SessionRow>();
   private readonly dirty = new Map<string, SessionRow>();
   private flushScheduled = false;
+  /** Emitter sessions sighted since the last flush, coalesced per (source, session). */
+  private readonly sighted = new Map<string, EmitterSighting>();
+  private readonly emitterStmt: Statement<Record<string, unknown>>;
   private readonly attentionStmt: Statement<[number, string, string]>;
   private readonly listStmt: Statement<[]>;
   private readonly liveStmt: Statement<[]>;
@@ -103,10 +119,20 @@ export class SessionsRepo {
         last_hook = excluded.last_hook,
         instruct_opt_in = MAX(sessions.instruct_opt_in, excluded.instruct_opt_in),
         permissions_opt_in = MAX(sessions.permissions_opt_in, excluded.permissions_opt_in)`);
+    this.emitterStmt = db.prepare(`
+      INSERT INTO sessions (source, session, agent, vendor, cwd, state, first_seen_ms, last_seen_ms, last_hook,
+                            instruct_opt_in, permissions_opt_in, pending_attention)
+      VALUES (@source, @session, @agent, NULL, NULL, @state, @now, @now, NULL, 0, 0, 0)
+      ON CONFLICT (source, session) DO UPDATE SET
+        state = CASE WHEN excluded.state = 'ended' OR sessions.state = 'ended' THEN 'ended' ELSE 'active' END,
+        last_seen_ms = MAX(sessions.last_seen_ms, excluded.last_seen_ms)`);
     this.stateStmt = db.prepare('UPDATE sessions SET state = ? WHERE source = ? AND session = ?');
     this.seenStmt = db.prepare('UPDATE sessions SET last_seen_ms = MAX(last_seen_ms, ?), last_hook = ? WHERE source = ? AND session = ?');
-    this.writeSeen = db.transaction((rows: readonly SessionRow[]) => {
+    this.writeSeen = db.transaction((rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => {
       for (const r of rows) this.seenStmt.run(r.lastSeenMs, r.lastHook ?? '', r.source, r.session);
+      for (const e of emitters) {
+        this.emitterStmt.run({ source: e.source, session: e.session, agent: e.agent, state: e.ended ? 'ended' : 'active', now: e.nowMs });
+      }
     });
     this.attentionStmt = db.prepare(
       'UPDATE sessions SET pending_attention = MAX(0, pending_attention + ?) WHERE source = ? AND session = ?',
@@ -159,12 +185,40 @@ export class SessionsRepo {
     return { before, after };
   }
 
-  /** Writes the coalesced last-seen updates now (reads call it; the owner calls it before closing the database). */
+  /**
+   * Records a session of another AEP emitter seen in an admitted event: created with vendor null on
+   * first sight, refreshed after, ended by its `session.ended` (and never revived by a later event).
+   * Written behind, coalesced per event-loop turn like `touch`, so admission pays no commit per event.
+   */
+  sightedEmitter(e: EmitterSighting): void {
+    const key = keyOf(e.source, e.session);
+    const before = this.sighted.get(key);
+    this.sighted.set(key, before === undefined ? e : { ...e, ended: e.ended || before.ended, nowMs: Math.max(e.nowMs, before.nowMs) });
+    this.cache.delete(key);
+    this.scheduleFlush();
+  }
+
+  /** Writes the coalesced updates now (reads call it; the owner calls it before closing the database). */
   flush(): void {
-    if (this.dirty.size === 0) return;
+    if (this.dirty.size === 0 && this.sighted.size === 0) return;
     const rows = [...this.dirty.values()];
+    const emitters = [...this.sighted.values()];
     this.dirty.clear();
-    this.writeSeen(rows);
+    this.sighted.clear();
+    try {
+      this.writeSeen(rows, emitters);
+    } catch (error) {
+      // Nothing is lost: the rows wait for the next flush (newer updates of the same row win).
+      for (const r of rows) {
+        const key = keyOf(r.source, r.session);
+        if (!this.dirty.has(key)) this.dirty.set(key, r);
+      }
+      for (const e of emitters) {
+        const key = keyOf(e.source, e.session);
+        if (!this.sighted.has(key)) this.sighted.set(key, e);
+      }
+      throw error;
+    }
   }
 
   /** One session, or null. */
@@ -246,7 +300,13 @@ export class SessionsRepo {
     setImmediate(() => {
       this.flushScheduled = false;
       // The owner flushes before closing; a turn that fires after the close has nothing to write.
-      if (this.db.open) this.flush();
+      if (!this.db.open) return;
+      try {
+        this.flush();
+      } catch {
+        // A write-behind turn has no caller to tell: the rows stay queued, and the next read's
+        // flush retries and reports the failure to its caller (never a crash of the daemon).
+      }
     });
   }
 }

@@ -64,7 +64,7 @@ describe('aep-companion hook', () => {
   it("finds the daemon through daemon.json and the token through the data directory's hook-token file", async () => {
     writeFileSync(join(d.dataDir, 'daemon.json'), JSON.stringify({ url: d.url, pid: process.pid }));
     const res = await shim(['codex', '--data-dir', d.dataDir], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'via-file', source: 'startup' }), {});
-    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res).toMatchObject({ code: 0, stdout: '' });
     const sessions = await fetch(`${d.url}/api/sessions`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } });
     expect(((await sessions.json()) as { session: string }[]).some((s) => s.session === 'via-file')).toBe(true);
     expect(readFileSync(join(d.dataDir, 'hook-token'), 'utf8').trim()).toBe(d.daemon.tokens.hook);
@@ -86,6 +86,31 @@ describe('aep-companion hook', () => {
     const res = await shim(['claude-code'], JSON.stringify(ccPayload('Stop', 'x')), { AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: 'wrong-token' });
     expect(res).toMatchObject({ code: 0, stdout: '{}' });
     expect(res.stderr).toMatch(/HTTP 401/);
+  });
+
+  it('prints nothing for Codex when the daemon has nothing to say, and the steering reply when it has', async () => {
+    d.parts.killSwitch.set(true, { actor: 'operator', surface: 'api' });
+    const env = { AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: d.daemon.tokens.hook, AEP_INSTRUCT: '1' };
+    const codex = (payload: Record<string, unknown>) => shim(['codex'], JSON.stringify({ session_id: 'codex-1', cwd: '/p', ...payload }), env);
+    const start = await codex({ hook_event_name: 'SessionStart', source: 'startup' });
+    expect(start).toMatchObject({ code: 0, stdout: '' });
+    const c = await Consumer.open(d.url, d.daemon.tokens.operator);
+    try {
+      const cmd = command('x.codex.control.instruct', 'codex-1', { text: 'from the console' });
+      c.send(cmd);
+      await c.event((e) => e.cause === cmd.id && e.type === 'control.accepted');
+      const prompt = await codex({ hook_event_name: 'UserPromptSubmit', turn_id: 't1', prompt: 'go' });
+      expect(prompt.code).toBe(0);
+      expect(JSON.parse(prompt.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'from the console' } });
+    } finally {
+      c.close();
+    }
+  });
+
+  it('fails open with empty output for Codex (its no-op) when no daemon listens', async () => {
+    const res = await shim(['codex'], JSON.stringify({ hook_event_name: 'Stop', session_id: 'x', turn_id: 't' }), { AEP_COMPANION_URL: 'http://127.0.0.1:9', AEP_HOOK_TOKEN: 't' });
+    expect(res).toMatchObject({ code: 0, stdout: '' });
+    expect(res.stderr).toMatch(/ECONNREFUSED; replying with empty output/);
   });
 
   it('answers {} for an unknown vendor without calling anyone', async () => {

@@ -57,7 +57,10 @@ describe('attention follower subjects', () => {
       cause: request.id,
       session: 'h1',
     });
-    expectValid([request, answered]);
+    // The vendor applied the answer in its own UI: the request is resolved at once (AEP-0002 §7.1).
+    const resolved = await consumer.event((e) => e.type === 'attention.resolved');
+    expect([resolved.subject, resolved.cause, resolved.data]).toEqual([request.id, answered.id, { resolution: 'answered' }]);
+    expectValid([request, answered, resolved]);
   });
 
   it('names the Hermes approval request by event id on its timeout', async () => {
@@ -83,7 +86,9 @@ describe('attention follower subjects', () => {
     const answered = await consumer.event((e) => e.type === 'attention.answered');
     expect(request.subject).toBe('call-1');
     expect([answered.subject, answered.cause]).toEqual([request.id, request.id]);
-    expectValid([request, answered]);
+    const resolved = await consumer.event((e) => e.type === 'attention.resolved');
+    expect([resolved.subject, resolved.cause]).toEqual([request.id, answered.id]);
+    expectValid([request, answered, resolved]);
   });
 
   it('names the Claude Code elicitation by event id on its result', async () => {

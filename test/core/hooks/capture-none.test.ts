@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionSummary } from '../../../common/sessions';
 import { validateEvent } from '../../../main/core/aep';
-import { ccPayload, Consumer, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from './hooks-harness';
+import { ccPayload, command, Consumer, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from './hooks-harness';
 
 let d: HooksDaemon;
 let consumer: Consumer;
@@ -59,5 +59,27 @@ describe('capture ceiling none', () => {
     }
     const [row] = (await (await api('GET', '/api/sessions')).json()) as SessionSummary[];
     expect(row.eventCount).toBe(events.length);
+  });
+
+  it("keeps the permission loop's answer and resolution envelope-only at an attention ceiling of none", async () => {
+    await api('PATCH', '/api/settings', { 'capture.ceiling': 'none', 'capture.attentionCeiling': 'none' });
+    const held = postHook(
+      d.url,
+      d.daemon.tokens.hook,
+      'claude-code',
+      ccPayload('PermissionRequest', 's1', { tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }),
+      { permissions: true },
+    );
+    const request = await consumer.event((e) => e.type === 'attention.requested');
+    consumer.send(command('control.attention.respond', 's1', { answer: { option: 'allow' } }, { subject: request.id, cause: request.id }));
+    expect((await held).json).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+    const answered = await consumer.event((e) => e.type === 'attention.answered');
+    const resolved = await consumer.event((e) => e.type === 'attention.resolved');
+    for (const e of [request, answered, resolved]) {
+      expect({ type: e.type, capture: e.capture, hasData: 'data' in e }).toEqual({ type: e.type, capture: 'none', hasData: false });
+      const result = validateEvent(e);
+      expect(result.ok ? 'valid' : `${e.type}: ${result.error.message}`).toBe('valid');
+    }
+    expect([answered.subject, resolved.subject]).toEqual([request.id, request.id]);
   });
 });

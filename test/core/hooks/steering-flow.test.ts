@@ -110,6 +110,30 @@ describe('delivery through hook replies', () => {
     expect((reply.json as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext).toBe('only once');
   });
 
+  it('refuses an instruction that declares capture metadata while carrying text, and queues nothing', async () => {
+    const { d, c } = await setup();
+    await cc(d, 'SessionStart', 's1');
+    const cmd = command('x.claude-code.control.instruct', 's1', { text: 'leaks past metadata' }, { capture: 'metadata' });
+    c.send(cmd);
+    const error = await c.next((f) => f.type === 'error' && f.id === cmd.id);
+    expect(error).toMatchObject({ code: 'invalid-event' });
+    expect(String(error.detail)).toContain('data/text is gated redacted');
+    const reply = await cc(d, 'UserPromptSubmit', 's1', { prompt: 'x' });
+    expect(reply.json).toEqual({});
+    expect(c.events().some((e) => e.id === cmd.id)).toBe(false);
+  });
+
+  it('shows an instruction to a metadata subscriber without its text', async () => {
+    const { d, c } = await setup();
+    const meta = await Consumer.open(d.url, d.daemon.tokens.operator, {}, 'metadata');
+    consumers.push(meta);
+    await cc(d, 'SessionStart', 's1');
+    const cmd = await instructAndAck(c, 's1', 'secret plan');
+    const seen = await meta.event((e) => e.id === cmd.id);
+    expect([seen.capture, seen.data]).toEqual(['metadata', {}]);
+    expect(meta.texts.some((t) => t.includes('secret plan'))).toBe(false);
+  });
+
   it('gates a rejection detail by each subscriber\'s capture ceiling', async () => {
     const { d, c } = await setup();
     const meta = await Consumer.open(d.url, d.daemon.tokens.operator, {}, 'metadata');

@@ -66,12 +66,31 @@ describe('VendorEmitter', () => {
         subjectFromCause: true,
       })),
     );
-    expect(followers.map((e) => [e.subject, e.cause])).toEqual([
-      [request.id, request.id],
-      [request.id, request.id],
-      [request.id, request.id],
+    const [answered, autoResolved, resolved, timeout] = followers;
+    expect([answered, resolved, timeout].map((e) => [e.type, e.subject, e.cause])).toEqual([
+      ['attention.answered', request.id, request.id],
+      ['attention.resolved', request.id, request.id],
+      ['attention.timeout', request.id, request.id],
     ]);
+    expect([autoResolved.type, autoResolved.subject]).toEqual(['attention.resolved', request.id]);
     expect(request.subject).toBe('terminal:sudo');
+  });
+
+  it('resolves an answer the vendor applied itself right after it, naming the same request', () => {
+    const { emitter } = make();
+    const [request] = emitter.stampMapped('s1', [
+      { type: 'attention.requested', subject: 'k', capture: 'redacted', data: { kind: 'permission', prompt: 'p' }, key: 'k' },
+    ]);
+    const out = emitter.stampMapped('s1', [
+      { type: 'attention.answered', subject: 'k', run: 't1', capture: 'redacted', data: { answer: { option: 'once' }, via: 'oob' }, causeHint: { type: 'attention.requested', key: 'k' }, subjectFromCause: true },
+    ]);
+    expect(out.map((e) => [e.type, e.subject, e.seq])).toEqual([
+      ['attention.answered', request.id, 2],
+      ['attention.resolved', request.id, 3],
+    ]);
+    expect(out[1]).toMatchObject({ cause: out[0].id, run: 't1', capture: 'metadata', data: { resolution: 'answered' } });
+    const [atNone] = emitter.stampMapped('s1', [{ type: 'attention.answered', subject: 'k', capture: 'none', causeHint: { type: 'attention.requested', key: 'k' }, subjectFromCause: true }]).slice(1);
+    expect([atNone.type, atNone.capture, 'data' in atNone]).toEqual(['attention.resolved', 'none', false]);
   });
 
   it('keeps the mapped subject of a follower whose request it cannot resolve, and of events without the flag', () => {

@@ -99,6 +99,20 @@ describe('the installed hook shim', () => {
     expect(codex).toMatchObject({ code: 0, stdout: '' });
   });
 
+  it('prints nothing for Codex when the daemon has nothing to say, and the reply when it has', async () => {
+    const quiet = await runLauncher('codex', '{"hook_event_name":"PostToolUse"}');
+    expect(quiet).toMatchObject({ code: 0, stdout: '' });
+    expect(daemon.hooks).toHaveLength(1);
+    daemon.reply = {
+      status: 200,
+      body: '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"hi"}}',
+    };
+    const steered = await runLauncher('codex', '{"hook_event_name":"PreToolUse"}');
+    expect(steered).toMatchObject({ code: 0, stdout: daemon.reply.body });
+    daemon.reply = { status: 200, body: '{}' };
+    expect(await runLauncher('claude-code', '{"hook_event_name":"Stop"}')).toMatchObject({ code: 0, stdout: '{}' });
+  });
+
   it('fails open on a refused token and on a reply that is not JSON', async () => {
     await writeFile(join(t.env.dataDir, 'hook-token'), 'wrong');
     const refused = await runLauncher('qwen-code', '{}', { AEP_HOOK_DOCTOR: '1' });
@@ -136,6 +150,14 @@ describe('the installed hook shim', () => {
       child.stdin.end('{}');
     });
     expect(none).toEqual({ code: 0, stdout: '{}' });
+    const codexNone = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn('/bin/sh', [launcherPath(t.env), 'codex'], { env: { PATH: '/nonexistent' } });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.on('close', (code) => resolve({ code, stdout }));
+      child.stdin.end('{}');
+    });
+    expect(codexNone).toEqual({ code: 0, stdout: '' });
     expect(daemon.hooks, 'without a runtime nothing was posted').toHaveLength(1);
   });
 });

@@ -144,12 +144,13 @@ describe('in-process emitter links', () => {
         },
       ],
     });
-    const refused = makeCommand('steer', 'x.claude-code.control.instruct', { text: 'hi' });
+    // Instruction text is redacted-class: the command declares it (AEP-0001 §8.2(a)).
+    const refused = { ...makeCommand('steer', 'x.claude-code.control.instruct', { text: 'hi' }), capture: 'redacted' } as AepEvent;
     sender.send(refused);
     expect(await sender.next((f) => f.cause === refused.id)).toMatchObject({ code: 'unsupported' });
 
     link.claim('steer', { accepts: ['x.claude-code.control.instruct'] });
-    const accepted = makeCommand('steer', 'x.claude-code.control.instruct', { text: 'hi' });
+    const accepted = { ...makeCommand('steer', 'x.claude-code.control.instruct', { text: 'hi' }), capture: 'redacted' } as AepEvent;
     const text = JSON.stringify(accepted);
     sender.send(text);
     await sender.sync();

@@ -201,12 +201,16 @@ describe('drops', () => {
     expect(f.channel('codex').ofType('x.codex.instruction.dropped')[0].data).toMatchObject({ reason: 'session-idle' });
   });
 
-  it('leaves an idle session with a session-end moment alone when it was seen in this run', async () => {
-    f.see('claude-code', 's1');
-    await f.engine.handleInstruct('claude-code', instruct('claude-code', 's1', 'keep'));
-    f.clock.now += f.settings.get('steering.idleExpiryMs') * 10;
+  it('drops after the idle expiry for a vendor with a session-end moment too, since some modes never send it', async () => {
+    f.see('qwen-code', 'q1');
+    await f.engine.handleInstruct('qwen-code', instruct('qwen-code', 'q1', 'never ends'));
+    const expiry = f.settings.get('steering.idleExpiryMs');
+    f.clock.now += expiry - 1;
     expect(f.engine.sweepIdle()).toBe(0);
-    expect(f.repo.countQueued('claude-code', 's1')).toBe(1);
+    expect(f.repo.countQueued('qwen-code', 'q1')).toBe(1);
+    f.clock.now += 1;
+    expect(f.engine.sweepIdle()).toBe(1);
+    expect(f.channel('qwen-code').ofType('x.qwen-code.instruction.dropped')[0].data).toMatchObject({ reason: 'session-idle' });
   });
 });
 
@@ -254,7 +258,7 @@ describe('restart', () => {
     expect(cc().ofType('x.claude-code.instruction.dropped')[0].data).toMatchObject({ reason: 'steering-disabled' });
   });
 
-  it('drops by idle expiry a session-end vendor last seen before this daemon run', async () => {
+  it('drops by idle expiry across a restart, a session-end vendor last seen before this daemon run', async () => {
     f.see('claude-code', 's1');
     await f.engine.handleInstruct('claude-code', instruct('claude-code', 's1', 'orphan'));
     const dir = f.dir;
@@ -262,7 +266,7 @@ describe('restart', () => {
     f.killSwitch.close();
     f.db.close();
     const expiry = 30 * 60_000;
-    const again = steeringFixture({ dir, now: lastSeen + expiry, startedAtMs: lastSeen + 1 });
+    const again = steeringFixture({ dir, now: lastSeen + expiry });
     try {
       expect(again.engine.sweepIdle()).toBe(1);
       expect(again.channel('claude-code').ofType('x.claude-code.instruction.dropped')[0].data).toMatchObject({ reason: 'session-idle' });

@@ -91,8 +91,8 @@ export interface SteeringFixture {
   close(): void;
 }
 
-/** Builds a fixture; `startedAtMs` defaults to the clock's start. */
-export function steeringFixture(options: { dir?: string; startedAtMs?: number; now?: number } = {}): SteeringFixture {
+/** Builds a fixture over a fresh (or the given) data directory. */
+export function steeringFixture(options: { dir?: string; now?: number } = {}): SteeringFixture {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'aep-steering-'));
   const db = openDb(join(dir, 'companion.db'));
   const clock = { now: options.now ?? Date.parse('2026-11-29T10:00:00.000Z') };
@@ -122,7 +122,6 @@ export function steeringFixture(options: { dir?: string; startedAtMs?: number; n
     idleExpiryMs: () => settings.get('steering.idleExpiryMs'),
     profile: (vendor) => vendorAdapter(vendor).profile,
     channel,
-    startedAtMs: options.startedAtMs ?? clock.now,
   });
   return {
     db,

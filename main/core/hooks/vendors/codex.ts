@@ -68,8 +68,9 @@ export const codex = defineAdapter({
   profile: {
     id: 'codex',
     name: VENDOR_NAMES.codex,
-    // Verified against the real CLI: PostToolUse context is accepted by its parser but never read.
-    deliveryMoments: ['SessionStart', 'UserPromptSubmit', 'PreToolUse'],
+    // Proven per pinned CLI version by test/vendors/harness.test.ts: Codex 0.171.0 reads context
+    // from all four (PostToolUse arrives as a developer message); Stop context is not read.
+    deliveryMoments: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
     contextCap: null,
     sessionEndMoment: null,
     permissionMoments: ['PermissionRequest'],

@@ -129,8 +129,10 @@ export const qwenCode = defineAdapter({
   profile: {
     id: 'qwen-code',
     name: VENDOR_NAMES['qwen-code'],
-    // Verified against the real CLI: PreToolUse/PostToolUse context never reached the model.
-    deliveryMoments: ['SessionStart', 'UserPromptSubmit'],
+    // Proven per pinned CLI version by test/vendors/harness.test.ts: Qwen Code 0.24.4 reads
+    // SessionStart, UserPromptSubmit (also fired mid-turn) and PostToolUse context (appended to
+    // the tool result); PreToolUse and Stop context never reach the model.
+    deliveryMoments: ['SessionStart', 'UserPromptSubmit', 'PostToolUse'],
     // The HTTP hook runner truncates longer context: keep each reply within it so nothing is cut.
     contextCap: 10_000,
     sessionEndMoment: 'SessionEnd',

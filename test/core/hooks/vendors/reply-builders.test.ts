@@ -18,7 +18,9 @@ describe('steering replies', () => {
     ['claude-code', 'UserPromptSubmit'],
     ['claude-code', 'PostToolUse'],
     ['codex', 'PreToolUse'],
+    ['codex', 'PostToolUse'],
     ['qwen-code', 'UserPromptSubmit'],
+    ['qwen-code', 'PostToolUse'],
     ['vscode', 'SessionStart'],
   ] as const)(
     '%s %s carries hookSpecificOutput.additionalContext for that moment',
@@ -49,7 +51,7 @@ describe('steering replies', () => {
   });
 
   it.each([
-    ['codex', 'PostToolUse'],
+    ['codex', 'Stop'],
     ['qwen-code', 'PreToolUse'],
     ['hermes', 'pre_tool_call'],
     ['claude-code', 'Stop'],

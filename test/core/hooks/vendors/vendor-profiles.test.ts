@@ -29,17 +29,19 @@ describe('delivery moments are the moments each runtime was seen to read', () =>
     ]);
   });
 
-  it('Codex does not count PostToolUse, whose context its runtime never reads', () => {
+  it('Codex counts the four moments whose context the pinned CLI reads, not Stop', () => {
     const moments = VENDOR_ADAPTERS.codex.profile.deliveryMoments;
-    expect(moments).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse']);
-    expect(moments).not.toContain('PostToolUse');
+    expect(moments).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
+    expect(moments).not.toContain('Stop');
   });
 
-  it('Qwen Code counts only SessionStart and UserPromptSubmit', () => {
+  it('Qwen Code counts SessionStart, UserPromptSubmit and PostToolUse, never PreToolUse', () => {
     expect(VENDOR_ADAPTERS['qwen-code'].profile.deliveryMoments).toEqual([
       'SessionStart',
       'UserPromptSubmit',
+      'PostToolUse',
     ]);
+    expect(VENDOR_ADAPTERS['qwen-code'].profile.deliveryMoments).not.toContain('PreToolUse');
   });
 
   it('Hermes reads context at pre_llm_call alone', () => {
