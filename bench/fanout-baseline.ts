@@ -2,10 +2,25 @@
  * The fan-out yardstick, run as its own process by fanout.bench.ts: a bare `ws` broadcast server
  * on the same loopback with the same clients. It answers hello, and forwards every text frame an
  * emitter sends to every consumer as received (no validation, no store, no filters or ceilings).
+ * Two modes (first argument): `ws` sends with `ws.send` per consumer (the plain library way);
+ * `framed` builds each frame once and writes all of a turn's frames to each consumer's socket in
+ * one write (the daemon's delivery technique, without anything else the daemon does).
  * Prints `listening <port>` once ready.
  */
 import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { textFrame } from '../main/core/relay/ws-frame';
+
+const framed = process.argv[2] === 'framed';
+const outboxes = new Map<Socket, Buffer[]>();
+let flushQueued = false;
+const flush = (): void => {
+  flushQueued = false;
+  for (const [socket, frames] of outboxes)
+    if (!socket.destroyed) socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+  outboxes.clear();
+};
 
 const server = createServer();
 const wss = new WebSocketServer({ server, path: '/socket', perMessageDeflate: false });
@@ -25,7 +40,21 @@ wss.on('connection', (ws) => {
     }
     if (!emitter) return;
     const text = data.toString();
-    for (const c of consumers) c.send(text);
+    if (!framed) {
+      for (const c of consumers) c.send(text);
+      return;
+    }
+    const frame = textFrame(text);
+    for (const c of consumers) {
+      const socket = (c as unknown as { _socket: Socket })._socket;
+      const queued = outboxes.get(socket);
+      if (queued) queued.push(frame);
+      else outboxes.set(socket, [frame]);
+    }
+    if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flush);
+    }
   });
   ws.on('close', () => consumers.delete(ws));
 });

@@ -5,9 +5,10 @@
  *
  * Everything runs in its own process: the daemon (`serve`), the emitter (this process) and the
  * subscribers (CLIENT_PROCESSES × bench/fanout-client.ts, minimal raw-socket scanners). The same
- * clients and emitter are first pointed at a bare `ws` broadcast server (bench/fanout-baseline.ts)
- * in the same run, so the daemon's figures come with a same-machine, same-load yardstick: p99
- * against the baseline's p99, and server CPU per delivery against the baseline's.
+ * clients and emitter are first pointed at a bare broadcast server (bench/fanout-baseline.ts, in
+ * `ws` mode: ws.send per consumer, and `framed` mode: frame once, one socket write per consumer
+ * per turn) in the same run, so the daemon's figures come with same-machine, same-load
+ * yardsticks: p99 against each baseline's p99, server CPU per delivery against each baseline's.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -198,10 +199,12 @@ async function run(
   }
 }
 
-async function baseline(): Promise<Outcome> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fanout-baseline.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function baseline(mode: 'ws' | 'framed'): Promise<Outcome> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(here, 'fanout-baseline.ts'), mode],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
@@ -220,7 +223,8 @@ async function baseline(): Promise<Outcome> {
 
 const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
 
-const bare = await baseline();
+const bare = await baseline('ws');
+const framed = await baseline('framed');
 const daemon = await startBenchDaemon();
 let measured: Outcome;
 try {
@@ -243,14 +247,21 @@ report('fanout', {
   'p99 ms': round(measured.p99),
   'max ms': round(measured.max),
   'daemon CPU µs/delivery': round(measured.serverCpuUsPerDelivery, 3),
-  'baseline p50 ms': round(bare.p50),
-  'baseline p99 ms': round(bare.p99),
-  'baseline CPU µs/delivery': round(bare.serverCpuUsPerDelivery, 3),
-  'baseline complete': bare.received === bare.expected,
-  'client CPU ms (daemon run)': Math.round(measured.clientCpuMs),
-  'client CPU ms (baseline run)': Math.round(bare.clientCpuMs),
-  'p99 ratio to baseline': round(measured.p99 / bare.p99),
-  'CPU ratio to baseline': round(measured.serverCpuUsPerDelivery / bare.serverCpuUsPerDelivery),
+  'client CPU ms': Math.round(measured.clientCpuMs),
+  'ws baseline p50 ms': round(bare.p50),
+  'ws baseline p99 ms': round(bare.p99),
+  'ws baseline CPU µs/delivery': round(bare.serverCpuUsPerDelivery, 3),
+  'ws baseline complete': bare.received === bare.expected,
+  'framed baseline p50 ms': round(framed.p50),
+  'framed baseline p99 ms': round(framed.p99),
+  'framed baseline CPU µs/delivery': round(framed.serverCpuUsPerDelivery, 3),
+  'framed baseline complete': framed.received === framed.expected,
+  'p99 ratio to ws baseline': round(measured.p99 / bare.p99),
+  'CPU ratio to ws baseline': round(measured.serverCpuUsPerDelivery / bare.serverCpuUsPerDelivery),
+  'p99 ratio to framed baseline': round(measured.p99 / framed.p99),
+  'CPU ratio to framed baseline': round(
+    measured.serverCpuUsPerDelivery / framed.serverCpuUsPerDelivery,
+  ),
   'target p99 ms': TARGET_P99_MS,
   'every delivery received': complete,
   pass: measured.p99 <= TARGET_P99_MS && complete,
