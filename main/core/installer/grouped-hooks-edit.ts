@@ -7,7 +7,9 @@
  * user's group would silently un-trust it. Nothing that is not ours is touched.
  */
 import { err, ok, type Result } from '../../../common/result';
+import type { InstallerEnv } from './installer-env';
 import type { InstallerErrorCode } from './installer-error';
+import type { DesiredHooks, HookProbe, OurEntry, VendorInstaller } from './vendor-installer';
 import {
   addProperty,
   appendToArray,
@@ -170,4 +172,41 @@ export function isEmptyJsonDocument(text: string): boolean {
     (parsed.value === undefined ||
       (isObject(parsed.value) && Object.keys(parsed.value).length === 0))
   );
+}
+
+/**
+ * The file-format half of a grouped-format installer (Claude Code, Codex hooks.json, Qwen Code):
+ * editing, reading back our entries, and probing them. `handlerFor` builds our handler for one
+ * event; `commandEnv` says whether the vendor's command handlers carry an `env` object.
+ */
+export function groupedHooksFormat(spec: {
+  readonly events: readonly string[];
+  readonly handlerFor: (
+    event: string,
+    want: DesiredHooks,
+    env: InstallerEnv,
+  ) => Readonly<Record<string, unknown>>;
+  readonly isOurs: (handler: unknown) => boolean;
+  readonly commandEnv: boolean;
+}): Pick<VendorInstaller, 'edit' | 'ourEntries' | 'isEmptyDocument' | 'probe'> {
+  return {
+    edit(path, before, want, env) {
+      const desired = want
+        ? spec.events.map((event) => [event, spec.handlerFor(event, want, env)] as const)
+        : [];
+      return editGroupedHooks(path, before, { desired, isOurs: spec.isOurs });
+    },
+    ourEntries: (path, text) => ourGroupedEntries(path, text, spec.isOurs),
+    isEmptyDocument: isEmptyJsonDocument,
+    probe(found: OurEntry): HookProbe | null {
+      const e = found.entry;
+      if (e.type === 'http' && typeof e.url === 'string') {
+        const headers = (isObject(e.headers) ? e.headers : {}) as Record<string, string>;
+        return { kind: 'http', event: found.event, url: e.url, headers };
+      }
+      if (typeof e.command !== 'string') return null;
+      const env = (spec.commandEnv && isObject(e.env) ? e.env : {}) as Record<string, string>;
+      return { kind: 'command', event: found.event, command: e.command, env, runner: 'shell' };
+    },
+  };
 }

@@ -5,7 +5,7 @@
  * command hooks; the hook token travels by reference as `$AEP_HOOK_TOKEN`.
  */
 import { join } from 'node:path';
-import { editGroupedHooks, isEmptyJsonDocument, ourGroupedEntries } from '../grouped-hooks-edit';
+import { groupedHooksFormat } from '../grouped-hooks-edit';
 import { hookCommand, hookUrl, isOurCommand, isOurUrl, TOKEN_VAR } from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject } from '../json-document';
@@ -13,7 +13,6 @@ import { readJsonQuietly, urlAllowed } from '../policy-files';
 import type {
   DesiredHooks,
   InstallTarget,
-  OurEntry,
   VendorInstaller,
   WarningContext,
 } from '../vendor-installer';
@@ -115,28 +114,7 @@ export const claudeCode: VendorInstaller = {
       ? join(target.project, '.claude', 'settings.local.json')
       : join(claudeConfigDir(env), 'settings.json');
   },
-  edit(path, before, want, env) {
-    const desired = want
-      ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const)
-      : [];
-    return editGroupedHooks(path, before, { desired, isOurs });
-  },
-  ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
-  isEmptyDocument: isEmptyJsonDocument,
-  probe(found: OurEntry) {
-    const e = found.entry;
-    if (e.type === 'http' && typeof e.url === 'string') {
-      return {
-        kind: 'http',
-        event: found.event,
-        url: e.url,
-        headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string>,
-      };
-    }
-    if (typeof e.command === 'string')
-      return { kind: 'command', event: found.event, command: e.command, env: {}, runner: 'shell' };
-    return null;
-  },
+  ...groupedHooksFormat({ events: EVENTS, handlerFor, isOurs, commandEnv: false }),
   needsLauncher: () => true,
   async warnings(context) {
     const out = await policyWarnings(context);

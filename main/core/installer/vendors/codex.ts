@@ -6,7 +6,7 @@
  * `config.toml` is only read, to warn about hooks switched off or kept in two representations.
  */
 import { join } from 'node:path';
-import { editGroupedHooks, isEmptyJsonDocument, ourGroupedEntries } from '../grouped-hooks-edit';
+import { groupedHooksFormat } from '../grouped-hooks-edit';
 import { hookCommand, isOurCommand } from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject } from '../json-document';
@@ -14,7 +14,6 @@ import { readTomlQuietly } from '../policy-files';
 import type {
   DesiredHooks,
   InstallTarget,
-  OurEntry,
   VendorInstaller,
   WarningContext,
 } from '../vendor-installer';
@@ -90,20 +89,7 @@ export const codex: VendorInstaller = {
       ? join(target.project, '.codex', 'hooks.json')
       : join(codexHome(env), 'hooks.json');
   },
-  edit(path, before, want, env) {
-    const desired = want
-      ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const)
-      : [];
-    return editGroupedHooks(path, before, { desired, isOurs });
-  },
-  ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
-  isEmptyDocument: isEmptyJsonDocument,
-  probe(found: OurEntry) {
-    const command = found.entry.command;
-    return typeof command === 'string'
-      ? { kind: 'command', event: found.event, command, env: {}, runner: 'shell' }
-      : null;
-  },
+  ...groupedHooksFormat({ events: EVENTS, handlerFor, isOurs, commandEnv: false }),
   needsLauncher: () => true,
   async warnings(context) {
     const out = await configWarnings(context);

@@ -6,12 +6,12 @@
  * seconds for HTTP, milliseconds for commands.
  */
 import { join } from 'node:path';
-import { editGroupedHooks, isEmptyJsonDocument, ourGroupedEntries } from '../grouped-hooks-edit';
+import { groupedHooksFormat } from '../grouped-hooks-edit';
 import { hookCommand, hookUrl, isOurCommand, isOurUrl, optInVars, TOKEN_VAR } from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject, parseJsonConfig } from '../json-document';
 import { urlAllowed } from '../policy-files';
-import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from '../vendor-installer';
+import type { DesiredHooks, InstallTarget, VendorInstaller } from '../vendor-installer';
 
 const EVENTS = [
   'SessionStart',
@@ -76,35 +76,7 @@ export const qwenCode: VendorInstaller = {
       ? join(target.project, '.qwen', 'settings.json')
       : join(qwenHome(env), 'settings.json');
   },
-  edit(path, before, want, env) {
-    const desired = want
-      ? EVENTS.map((event) => [event, handlerFor(event, want, env)] as const)
-      : [];
-    return editGroupedHooks(path, before, { desired, isOurs });
-  },
-  ourEntries: (path, text) => ourGroupedEntries(path, text, isOurs),
-  isEmptyDocument: isEmptyJsonDocument,
-  probe(found: OurEntry) {
-    const e = found.entry;
-    if (e.type === 'http' && typeof e.url === 'string') {
-      return {
-        kind: 'http',
-        event: found.event,
-        url: e.url,
-        headers: (isObject(e.headers) ? e.headers : {}) as Record<string, string>,
-      };
-    }
-    if (typeof e.command === 'string') {
-      return {
-        kind: 'command',
-        event: found.event,
-        command: e.command,
-        env: (isObject(e.env) ? e.env : {}) as Record<string, string>,
-        runner: 'shell',
-      };
-    }
-    return null;
-  },
+  ...groupedHooksFormat({ events: EVENTS, handlerFor, isOurs, commandEnv: true }),
   needsLauncher: (want) => want.transport === 'command',
   async warnings(context) {
     const out: string[] = [];
