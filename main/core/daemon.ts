@@ -14,6 +14,7 @@ import { statusApi } from './api/status-api';
 import { tokensApi } from './api/tokens-api';
 import type { DaemonContext, Disposer, Feature } from './daemon-context';
 import { FEATURES } from './features';
+import { startWalCheckpointer } from './store/wal-checkpointer';
 import type { InstallerHost } from './installer/installer-env';
 import { createLogger, type Logger } from './logger';
 import { Relay } from './relay/relay';
@@ -121,13 +122,18 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     );
   }
   let db: Database;
+  const dbFile = join(dataDir, 'companion.db');
   try {
-    db = openDb(join(dataDir, 'companion.db'));
+    db = openDb(dbFile, { autoCheckpoint: false });
   } catch (e) {
     tokens.dispose();
     throw new DaemonStartError('database', (e as Error).message, { cause: e });
   }
 
+  // Checkpoints run off the event loop, so no hook reply or ack waits for one.
+  const checkpointer = startWalCheckpointer(dbFile, {
+    onError: (message) => log.warn('WAL checkpoint failed', { message }),
+  });
   const disposers: Disposer[] = [];
   const featureDisposers: Disposer[] = [];
   let server: HttpServerHandle | undefined;
@@ -259,6 +265,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         // Let commits scheduled by the last requests settle before the database goes away.
         await new Promise((resolve) => setImmediate(resolve));
         eventStore.flush();
+        await checkpointer.stop();
+        // The last connection to close checkpoints the rest of the WAL.
         db.close();
         tokens.dispose();
       })());
@@ -278,6 +286,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     await disposeAll(featureDisposers);
     await disposeAll(disposers);
     if (server) await server.close();
+    await checkpointer.stop();
     db.close();
     tokens.dispose();
     if (e instanceof DaemonStartError) throw e;

@@ -10,6 +10,11 @@ export interface OpenDbOptions {
   readonly busyTimeoutMs?: number;
   /** The schema steps to apply; tests pass their own list to exercise the runner. */
   readonly migrations?: readonly Migration[];
+  /**
+   * Whether commits run SQLite's automatic WAL checkpoint (default true). The daemon turns it off
+   * and checkpoints from a worker thread instead (wal-checkpointer.ts).
+   */
+  readonly autoCheckpoint?: boolean;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -36,6 +41,7 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    if (options.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
     migrate(db, file, steps);
     return db;
   } catch (error) {
