@@ -148,6 +148,9 @@ export function launcherScript(runtime: HookRuntime | undefined): string {
   }
   lines.push(
     'if command -v node >/dev/null 2>&1; then exec node "$shim" "$@"; fi',
+    // No runtime at all: read the payload anyway (shell builtins only), so the agent's write
+    // never hits a closed pipe, then answer with the empty reply.
+    'while IFS= read -r _; do :; done',
     `[ "$1" = codex ] || printf '{}'`,
     'exit 0',
     '',
