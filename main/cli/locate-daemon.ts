@@ -10,14 +10,22 @@ import { join } from 'node:path';
 export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:8787';
 
 /** The per-user data directory the desktop app uses (Electron's userData for `aep-companion`). */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'win32') return join(env.APPDATA || join(homedir(), 'AppData', 'Roaming'), 'aep-companion');
-  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'aep-companion');
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  if (platform === 'win32')
+    return join(env.APPDATA || join(homedir(), 'AppData', 'Roaming'), 'aep-companion');
+  if (platform === 'darwin')
+    return join(homedir(), 'Library', 'Application Support', 'aep-companion');
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'aep-companion');
 }
 
 /** `--data-dir DIR` (or `--data-dir=DIR`), else AEP_COMPANION_DATA_DIR, else the per-user default. */
-export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveDataDir(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return flag || env.AEP_COMPANION_DATA_DIR || defaultDataDir(env);
 }
 
@@ -33,7 +41,9 @@ export function readTextFile(file: string): string {
 /** The URL recorded in the data directory's daemon.json, or null. */
 export function recordedDaemonUrl(dataDir: string): string | null {
   try {
-    const info = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as { url?: unknown };
+    const info = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as {
+      url?: unknown;
+    };
     return typeof info?.url === 'string' && info.url !== '' ? info.url : null;
   } catch {
     return null;
@@ -56,7 +66,10 @@ export function operatorToken(dataDir: string, env: NodeJS.ProcessEnv = process.
 }
 
 /** Splits argv into positionals and `--name value` / `--name=value` / `--flag` options. */
-export function parseArgs(args: readonly string[], valued: readonly string[]): { positionals: string[]; options: Map<string, string | true> } {
+export function parseArgs(
+  args: readonly string[],
+  valued: readonly string[],
+): { positionals: string[]; options: Map<string, string | true> } {
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
@@ -72,4 +85,26 @@ export function parseArgs(args: readonly string[], valued: readonly string[]): {
     }
   }
   return { positionals, options };
+}
+
+/**
+ * The checks every command with a fixed option set shares: `--help` prints the usage (exit 0); an
+ * unknown option or a stray positional argument is refused with the usage (exit 2). Returns the
+ * exit code to stop with, or null to go on.
+ */
+export function helpOrRefusal(
+  command: string,
+  parsed: { positionals: readonly string[]; options: ReadonlyMap<string, string | true> },
+  known: ReadonlySet<string>,
+  usage: string,
+): number | null {
+  if (parsed.options.has('help')) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const unknown = [...parsed.options.keys()].find((k) => k !== 'help' && !known.has(k));
+  if (unknown === undefined && parsed.positionals.length === 0) return null;
+  const what = unknown !== undefined ? `--${unknown}` : parsed.positionals[0];
+  process.stderr.write(`aep-companion ${command}: unexpected argument '${what}'\n${usage}`);
+  return 2;
 }

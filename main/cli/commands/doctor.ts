@@ -3,7 +3,7 @@
  * synthetic hook through every installed URL or command. Exit 0 when every check passes, 1 otherwise.
  */
 import { isVendorId, VENDORS } from '../../../common/vendors';
-import { parseArgs, resolveDataDir } from '../locate-daemon';
+import { helpOrRefusal, parseArgs, resolveDataDir } from '../locate-daemon';
 import { installerEnvFromProcess } from './install';
 
 const USAGE = `usage: aep-companion doctor [--vendor <${VENDORS.join('|')}>] [--json] [--data-dir DIR]\n`;
@@ -12,17 +12,8 @@ const KNOWN = new Set(['vendor', 'json', 'data-dir', 'help']);
 /** Runs `doctor`. */
 export async function run(args: string[]): Promise<number> {
   const { positionals, options } = parseArgs(args, ['vendor', 'data-dir']);
-  if (options.has('help')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
-  if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(
-      `aep-companion doctor: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
-    );
-    return 2;
-  }
+  const refused = helpOrRefusal('doctor', { positionals, options }, KNOWN, USAGE);
+  if (refused !== null) return refused;
   const vendor = options.get('vendor');
   if (vendor !== undefined && !isVendorId(vendor)) {
     process.stderr.write(`aep-companion doctor: --vendor must be one of ${VENDORS.join(', ')}\n`);

@@ -17,7 +17,8 @@ export const EMPTY_REPLY = '{}';
  * empty stdout (exit 0) as the no-op, so it gets nothing at all; the others get `{}`. The installed
  * shim and its launcher (main/core/installer/shim-script.ts) print the same.
  */
-export const emptyReplyFor = (vendor: string | undefined): string => (vendor === 'codex' ? '' : EMPTY_REPLY);
+export const emptyReplyFor = (vendor: string | undefined): string =>
+  vendor === 'codex' ? '' : EMPTY_REPLY;
 
 /** Deadline for an ordinary hook: far inside every vendor's timeout (Claude Code's SessionEnd budget is 1.5 s+). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -27,7 +28,10 @@ export const HELD_TIMEOUT_MS = 58_000;
 /** True for the answerable moments the daemon may hold while the operator decides. */
 export function isHeldMoment(body: Buffer): boolean {
   try {
-    const payload = JSON.parse(body.toString('utf8')) as { hook_event_name?: unknown; hookEventName?: unknown };
+    const payload = JSON.parse(body.toString('utf8')) as {
+      hook_event_name?: unknown;
+      hookEventName?: unknown;
+    };
     const moment = String(payload?.hook_event_name ?? payload?.hookEventName ?? '');
     return moment === 'PermissionRequest' || moment === 'Elicitation';
   } catch {
@@ -45,15 +49,26 @@ function readStdin(): Promise<Buffer> {
   });
 }
 
-type Requester = (url: URL, options: RequestOptions, callback: (res: IncomingMessage) => void) => ClientRequest;
+type Requester = (
+  url: URL,
+  options: RequestOptions,
+  callback: (res: IncomingMessage) => void,
+) => ClientRequest;
 
 /**
  * Posts the payload; resolves with the text to print (never rejects). `empty` is printed on failure
  * and in place of a reply that is an empty object (the daemon's "nothing to say").
  */
-export async function postHook(url: URL, token: string, body: Buffer, timeoutMs: number, empty = EMPTY_REPLY): Promise<{ out: string; problem: string | null }> {
+export async function postHook(
+  url: URL,
+  token: string,
+  body: Buffer,
+  timeoutMs: number,
+  empty = EMPTY_REPLY,
+): Promise<{ out: string; problem: string | null }> {
   // TLS is loaded only for an https daemon URL: the plain loopback case stays as light as it can.
-  const send: Requester = url.protocol === 'https:' ? (await import('node:https')).request : request;
+  const send: Requester =
+    url.protocol === 'https:' ? (await import('node:https')).request : request;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (out: string, problem: string | null): void => {
@@ -63,7 +78,10 @@ export async function postHook(url: URL, token: string, body: Buffer, timeoutMs:
       req.destroy();
       resolve({ out, problem });
     };
-    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length };
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': body.length,
+    };
     if (token) headers.authorization = `Bearer ${token}`;
     const req = send(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];
@@ -72,11 +90,13 @@ export async function postHook(url: URL, token: string, body: Buffer, timeoutMs:
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         const text = Buffer.concat(parts).toString('utf8').trim();
-        if (status < 200 || status >= 300) return finish(empty, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+        if (status < 200 || status >= 300)
+          return finish(empty, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`);
         if (text === '') return finish(empty, null);
         try {
           const parsed: unknown = JSON.parse(text);
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return finish(empty, 'reply is not a JSON object');
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+            return finish(empty, 'reply is not a JSON object');
           if (Object.keys(parsed).length === 0) return finish(empty, null);
         } catch {
           return finish(empty, 'reply is not JSON');
@@ -98,7 +118,8 @@ export function hookUrl(base: string, vendor: string, env: NodeJS.ProcessEnv): U
   return url;
 }
 
-const replying = (empty: string): string => (empty === '' ? 'replying with empty output' : `replying ${empty}`);
+const replying = (empty: string): string =>
+  empty === '' ? 'replying with empty output' : `replying ${empty}`;
 
 /** Runs the shim; always exits 0 (a hook must never fail the agent because of us). */
 export async function run(args: string[]): Promise<number> {
@@ -113,17 +134,30 @@ export async function run(args: string[]): Promise<number> {
     out = empty;
     const body = await readStdin();
     if (!isVendorId(vendor)) {
-      process.stderr.write(`aep-companion hook: unknown vendor '${vendor ?? ''}' (expected claude-code, codex, qwen-code, vscode or hermes)\n`);
+      process.stderr.write(
+        `aep-companion hook: unknown vendor '${vendor ?? ''}' (expected claude-code, codex, qwen-code, vscode or hermes)\n`,
+      );
     } else {
       const flag = options.get('data-dir');
       const dataDir = resolveDataDir(typeof flag === 'string' ? flag : undefined, env);
-      const timeoutMs = Number(env.AEP_HOOK_TIMEOUT_MS) || (env.AEP_PERMISSIONS === '1' && isHeldMoment(body) ? HELD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
-      const result = await postHook(hookUrl(daemonUrl(dataDir, env), vendor, env), hookToken(dataDir, env), body, timeoutMs, empty);
+      const timeoutMs =
+        Number(env.AEP_HOOK_TIMEOUT_MS) ||
+        (env.AEP_PERMISSIONS === '1' && isHeldMoment(body) ? HELD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
+      const result = await postHook(
+        hookUrl(daemonUrl(dataDir, env), vendor, env),
+        hookToken(dataDir, env),
+        body,
+        timeoutMs,
+        empty,
+      );
       out = result.out;
-      if (result.problem) process.stderr.write(`aep-companion hook: ${result.problem}; ${replying(empty)}\n`);
+      if (result.problem)
+        process.stderr.write(`aep-companion hook: ${result.problem}; ${replying(empty)}\n`);
     }
   } catch (error) {
-    process.stderr.write(`aep-companion hook: ${error instanceof Error ? error.message : String(error)}; ${replying(empty)}\n`);
+    process.stderr.write(
+      `aep-companion hook: ${error instanceof Error ? error.message : String(error)}; ${replying(empty)}\n`,
+    );
     out = empty;
   }
   await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));

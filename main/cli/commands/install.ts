@@ -11,7 +11,7 @@ import type { Surface } from '../../../common/audit';
 import { isVendorId, VENDOR_NAMES, VENDORS, type VendorId } from '../../../common/vendors';
 import type { InstallerEnv } from '../../core/installer';
 import { installerHostFromProcess } from '../../installer-host';
-import { daemonUrl, parseArgs, resolveDataDir } from '../locate-daemon';
+import { daemonUrl, helpOrRefusal, parseArgs, resolveDataDir } from '../locate-daemon';
 
 const USAGE =
   'usage: aep-companion install --vendor <' +
@@ -108,17 +108,8 @@ export async function run(args: string[]): Promise<number> {
     'transport',
     'data-dir',
   ]);
-  if (options.has('help')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
-  if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(
-      `aep-companion install: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
-    );
-    return 2;
-  }
+  const refused = helpOrRefusal('install', { positionals, options }, KNOWN, USAGE);
+  if (refused !== null) return refused;
   const target = parseTarget(options, 'install');
   if (typeof target === 'string') {
     process.stderr.write(`${target}\n${USAGE}`);

@@ -12,7 +12,15 @@ import { ulid } from '../../core/aep/ulid';
 import { daemonUrl, operatorToken, parseArgs, resolveDataDir } from '../locate-daemon';
 
 /** Exit codes of `instruct`. */
-export const EXIT = { accepted: 0, delivered: 0, usage: 2, unreachable: 1, rejected: 3, noAck: 4, dropped: 5 } as const;
+export const EXIT = {
+  accepted: 0,
+  delivered: 0,
+  usage: 2,
+  unreachable: 1,
+  rejected: 3,
+  noAck: 4,
+  dropped: 5,
+} as const;
 
 /** How long to wait for the ack (the AEP-0004 default ack window). */
 export const ACK_WINDOW_MS = 10_000;
@@ -43,7 +51,9 @@ export function sendInstruction(req: InstructRequest): Promise<InstructOutcome> 
   return new Promise((resolve) => {
     const socketUrl = new URL('/socket', req.url);
     socketUrl.protocol = socketUrl.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(socketUrl, { headers: req.token ? { authorization: `Bearer ${req.token}` } : {} });
+    const ws = new WebSocket(socketUrl, {
+      headers: req.token ? { authorization: `Bearer ${req.token}` } : {},
+    });
     const commandId = ulid();
     let acked = false;
     let done = false;
@@ -58,23 +68,42 @@ export function sendInstruction(req: InstructRequest): Promise<InstructOutcome> 
       } catch {
         // Already closed.
       }
-      resolve({ code, message, commandId: code === EXIT.unreachable || code === EXIT.usage ? null : commandId });
+      resolve({
+        code,
+        message,
+        commandId: code === EXIT.unreachable || code === EXIT.usage ? null : commandId,
+      });
     };
     const armAckTimer = (): void => {
       const window = req.ackWindowMs ?? ACK_WINDOW_MS;
-      timer = setTimeout(() => finish(EXIT.noAck, `no acknowledgement within ${window} ms`), window);
+      timer = setTimeout(
+        () => finish(EXIT.noAck, `no acknowledgement within ${window} ms`),
+        window,
+      );
     };
     // Losing the connection: before the command went out the daemon was unreachable; after it, the
     // ack never came (4); after the ack, the outcome is unknown (1).
     const lost = (why: string): void => {
-      if (acked) finish(EXIT.unreachable, `accepted, but the connection was lost before the outcome (${why})`);
-      else if (pendingType !== '' && timer !== undefined) finish(EXIT.noAck, `no acknowledgement: the connection was lost (${why})`);
+      if (acked)
+        finish(
+          EXIT.unreachable,
+          `accepted, but the connection was lost before the outcome (${why})`,
+        );
+      else if (pendingType !== '' && timer !== undefined)
+        finish(EXIT.noAck, `no acknowledgement: the connection was lost (${why})`);
       else finish(EXIT.unreachable, `cannot reach the daemon at ${req.url}: ${why}`);
     };
     ws.on('error', (e) => lost(e.message));
     ws.on('close', () => lost('closed by the daemon'));
     ws.on('open', () => {
-      ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role: 'consumer', identity: { agent: 'aep-companion-cli' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          versions: [AEP_VERSION],
+          role: 'consumer',
+          identity: { agent: 'aep-companion-cli' },
+        }),
+      );
     });
     ws.on('message', (raw) => {
       let frame: Frame;
@@ -90,13 +119,25 @@ export function sendInstruction(req: InstructRequest): Promise<InstructOutcome> 
       if (frame.type === 'roster' && frame.id === 'roster') {
         const entries = Array.isArray(frame.entries) ? (frame.entries as Frame[]) : [];
         const mine = entries.filter((e) => e.session === req.session);
-        if (mine.length === 0) return finish(EXIT.rejected, `rejected (no-route): no live session ${req.session}`);
-        const accepts = mine.flatMap((e) => ((e.control as Frame | undefined)?.accepts as unknown[] | undefined) ?? []);
-        const verb = accepts.find((a): a is string => typeof a === 'string' && /^x\.[a-z0-9-]+\.control\.instruct$/.test(a));
+        if (mine.length === 0)
+          return finish(EXIT.rejected, `rejected (no-route): no live session ${req.session}`);
+        const accepts = mine.flatMap(
+          (e) => ((e.control as Frame | undefined)?.accepts as unknown[] | undefined) ?? [],
+        );
+        const verb = accepts.find(
+          (a): a is string => typeof a === 'string' && /^x\.[a-z0-9-]+\.control\.instruct$/.test(a),
+        );
         const agent = typeof mine[0].agent === 'string' ? mine[0].agent : '';
         const type = verb ?? `x.${agent || 'unknown'}.control.instruct`;
         pendingType = type;
-        ws.send(JSON.stringify({ type: 'subscribe', id: 'outcome', filter: { cause: commandId }, capture: 'redacted' }));
+        ws.send(
+          JSON.stringify({
+            type: 'subscribe',
+            id: 'outcome',
+            filter: { cause: commandId },
+            capture: 'redacted',
+          }),
+        );
         return;
       }
       if (frame.type === 'subscribed' && frame.id === 'outcome') {
@@ -119,15 +160,27 @@ export function sendInstruction(req: InstructRequest): Promise<InstructOutcome> 
         return;
       }
       if (frame.type === 'error') {
-        if (frame.cause === commandId) return finish(EXIT.rejected, `rejected (${String(frame.code)}): ${String(frame.detail ?? '')}`.trim());
-        if (frame.code === 'unauthorized') return finish(EXIT.unreachable, `refused: ${String(frame.detail ?? 'unauthorized')} (the operator token is needed)`);
+        if (frame.cause === commandId)
+          return finish(
+            EXIT.rejected,
+            `rejected (${String(frame.code)}): ${String(frame.detail ?? '')}`.trim(),
+          );
+        if (frame.code === 'unauthorized')
+          return finish(
+            EXIT.unreachable,
+            `refused: ${String(frame.detail ?? 'unauthorized')} (the operator token is needed)`,
+          );
         return;
       }
-      if (frame.type === 'event' && typeof frame.event === 'object' && frame.event !== null) frame = frame.event as Frame;
+      if (frame.type === 'event' && typeof frame.event === 'object' && frame.event !== null)
+        frame = frame.event as Frame;
       if (typeof frame.type !== 'string' || frame.cause !== commandId) return;
       const data = (frame.data ?? {}) as Frame;
       if (frame.type === 'control.rejected') {
-        return finish(EXIT.rejected, `rejected (${String(data.reason)})${data.detail ? `: ${String(data.detail)}` : ''}`);
+        return finish(
+          EXIT.rejected,
+          `rejected (${String(data.reason)})${data.detail ? `: ${String(data.detail)}` : ''}`,
+        );
       }
       if (frame.type === 'control.accepted') {
         acked = true;
@@ -137,9 +190,13 @@ export function sendInstruction(req: InstructRequest): Promise<InstructOutcome> 
         return;
       }
       if (frame.type.endsWith('.instruction.delivered')) {
-        return finish(EXIT.delivered, `delivered at ${String(data.moment ?? 'a hook')} after ${String(data.queued_ms ?? '?')} ms`);
+        return finish(
+          EXIT.delivered,
+          `delivered at ${String(data.moment ?? 'a hook')} after ${String(data.queued_ms ?? '?')} ms`,
+        );
       }
-      if (frame.type.endsWith('.instruction.dropped')) return finish(EXIT.dropped, `dropped (${String(data.reason)})`);
+      if (frame.type.endsWith('.instruction.dropped'))
+        return finish(EXIT.dropped, `dropped (${String(data.reason)})`);
     });
   });
 }
@@ -158,7 +215,9 @@ export async function run(args: string[]): Promise<number> {
   const dataDir = resolveDataDir(typeof flag === 'string' ? flag : undefined);
   const token = operatorToken(dataDir);
   if (!token) {
-    process.stderr.write(`aep-companion instruct: no operator token (AEP_OPERATOR_TOKEN, or ${dataDir}/operator-token)\n`);
+    process.stderr.write(
+      `aep-companion instruct: no operator token (AEP_OPERATOR_TOKEN, or ${dataDir}/operator-token)\n`,
+    );
     return EXIT.unreachable;
   }
   const outcome = await sendInstruction({

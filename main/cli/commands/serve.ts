@@ -4,7 +4,7 @@
  */
 import { LOG_LEVELS, type LogLevel } from '../../core/logger';
 import { runHeadless } from '../../headless';
-import { parseArgs, resolveDataDir } from '../locate-daemon';
+import { helpOrRefusal, parseArgs, resolveDataDir } from '../locate-daemon';
 import pkg from '../../../package.json';
 
 const USAGE =
@@ -25,18 +25,17 @@ export async function run(args: string[]): Promise<number> {
     'console-dir',
     'log-level',
   ]);
-  if (options.has('help') || options.has('h')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const known = new Set(['port', 'data-dir', 'max-events-per-session', 'console-dir', 'log-level']);
-  const unknown = [...options.keys()].find((k) => !known.has(k));
-  if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(
-      `aep-companion serve: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
-    );
-    return 2;
-  }
+  if (options.has('h')) options.set('help', true);
+  const known = new Set([
+    'port',
+    'data-dir',
+    'max-events-per-session',
+    'console-dir',
+    'log-level',
+    'h',
+  ]);
+  const refused = helpOrRefusal('serve', { positionals, options }, known, USAGE);
+  if (refused !== null) return refused;
   const port = options.has('port') ? integer(options.get('port'), 0, 65_535) : 8787;
   if (port === null) {
     process.stderr.write('aep-companion serve: --port must be an integer from 0 to 65535\n');

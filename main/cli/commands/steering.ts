@@ -7,7 +7,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SteeringState } from '../../../common/api';
-import { daemonUrl, operatorToken, parseArgs, recordedDaemonUrl, resolveDataDir } from '../locate-daemon';
+import {
+  daemonUrl,
+  operatorToken,
+  parseArgs,
+  recordedDaemonUrl,
+  resolveDataDir,
+} from '../locate-daemon';
 
 const USAGE = 'usage: aep-companion steering on|off|status [--data-dir DIR]\n';
 
@@ -22,7 +28,11 @@ export interface SteeringOutcome {
 }
 
 /** Calls the running daemon's /api/steering; null when no daemon answers at `url`. */
-async function viaApi(url: string, token: string, enabled: boolean | null): Promise<SteeringOutcome | null> {
+async function viaApi(
+  url: string,
+  token: string,
+  enabled: boolean | null,
+): Promise<SteeringOutcome | null> {
   let res: Response;
   try {
     res = await fetch(new URL('/api/steering', url), {
@@ -34,8 +44,16 @@ async function viaApi(url: string, token: string, enabled: boolean | null): Prom
   } catch {
     return null;
   }
-  const body = (await res.json().catch(() => ({}))) as Partial<SteeringState> & { error?: string; detail?: string };
-  if (!res.ok) return { code: 1, message: `the daemon refused: ${body.error ?? res.status}${body.detail ? ` (${body.detail})` : ''}`, path: 'api' };
+  const body = (await res.json().catch(() => ({}))) as Partial<SteeringState> & {
+    error?: string;
+    detail?: string;
+  };
+  if (!res.ok)
+    return {
+      code: 1,
+      message: `the daemon refused: ${body.error ?? res.status}${body.detail ? ` (${body.detail})` : ''}`,
+      path: 'api',
+    };
   return { code: 0, message: `steering is ${body.enabled ? 'on' : 'off'}`, path: 'api' };
 }
 
@@ -50,20 +68,33 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
   const db = openDb(join(dataDir, 'companion.db'));
   try {
     const settings = new SettingsRepo(db);
-    if (enabled === null) return { code: 0, message: `steering is ${settings.get('features.steering') ? 'on' : 'off'}`, path: 'database' };
+    if (enabled === null)
+      return {
+        code: 0,
+        message: `steering is ${settings.get('features.steering') ? 'on' : 'off'}`,
+        path: 'database',
+      };
     const audit = new AuditLog(db);
     const killSwitch = new KillSwitch(settings, (entry) => audit.append(entry));
     const result = killSwitch.set(enabled, { actor: 'operator', surface: 'cli' });
     killSwitch.close();
     if (!result.ok) return { code: 1, message: result.error.message, path: 'database' };
-    return { code: 0, message: `steering is ${result.value.enabled ? 'on' : 'off'} (no daemon running: saved for its next start)`, path: 'database' };
+    return {
+      code: 0,
+      message: `steering is ${result.value.enabled ? 'on' : 'off'} (no daemon running: saved for its next start)`,
+      path: 'database',
+    };
   } finally {
     db.close();
   }
 }
 
 /** Flips (true/false) or reads (null) the kill switch for a data directory. */
-export async function steering(dataDir: string, enabled: boolean | null, env: NodeJS.ProcessEnv = process.env): Promise<SteeringOutcome> {
+export async function steering(
+  dataDir: string,
+  enabled: boolean | null,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SteeringOutcome> {
   const explicit = env.AEP_COMPANION_URL;
   const recorded = recordedDaemonUrl(dataDir);
   if (explicit || recorded) {

@@ -3,7 +3,7 @@
  * [--data-dir DIR]`: removes exactly our hook entries (from the manifest) and nothing else.
  */
 import { VENDORS } from '../../../common/vendors';
-import { parseArgs, resolveDataDir } from '../locate-daemon';
+import { helpOrRefusal, parseArgs, resolveDataDir } from '../locate-daemon';
 import { installerEnvFromProcess, parseTarget, printPlan, withAudit } from './install';
 
 const USAGE = `usage: aep-companion uninstall --vendor <${VENDORS.join('|')}> [--scope user|project] [--project DIR] [--dry-run] [--data-dir DIR]\n`;
@@ -12,17 +12,8 @@ const KNOWN = new Set(['vendor', 'scope', 'project', 'dry-run', 'data-dir', 'hel
 /** Runs `uninstall`. */
 export async function run(args: string[]): Promise<number> {
   const { positionals, options } = parseArgs(args, ['vendor', 'scope', 'project', 'data-dir']);
-  if (options.has('help')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const unknown = [...options.keys()].find((k) => !KNOWN.has(k));
-  if (unknown !== undefined || positionals.length > 0) {
-    process.stderr.write(
-      `aep-companion uninstall: unexpected argument '${unknown !== undefined ? `--${unknown}` : positionals[0]}'\n${USAGE}`,
-    );
-    return 2;
-  }
+  const refused = helpOrRefusal('uninstall', { positionals, options }, KNOWN, USAGE);
+  if (refused !== null) return refused;
   const target = parseTarget(options, 'uninstall');
   if (typeof target === 'string') {
     process.stderr.write(`${target}\n${USAGE}`);
