@@ -6,7 +6,6 @@
  * TeammateIdle stays on the vendor plane, since `agent.idle` is agent-scoped and every event this
  * adapter emits belongs to the hook's session.
  */
-import { err, ok } from '../../../../common/result';
 import { VENDOR_NAMES } from '../../../../common/vendors';
 import { gateFor } from './capture-gate';
 import { additionalContextReply, parseFamilyPayload } from './claude-family';
@@ -30,8 +29,7 @@ import { askUserQuestionFields, elicitationFields, gateField } from './forms';
 import {
   decideAskUserQuestion,
   decideElicitation,
-  decidePermission,
-  permissionRequestReply,
+  permissionRequestDecision,
 } from './permission-answers';
 import { compact, int, nonEmpty, obj, str } from './payload-fields';
 import { closeRun, endSession, openRun, outcome, withOpenTool, withoutTool } from './runs';
@@ -235,23 +233,13 @@ export const claudeCode = defineAdapter({
   steeringBody: (call, text) => additionalContextReply(call.moment, text),
   permissionReply: (call, answer, context) => {
     if (call.moment === 'Elicitation') return decideElicitation(call, answer, context);
-    if (call.moment !== 'PermissionRequest') {
-      return err(
-        'not-a-permission-moment',
-        `Claude Code ${call.moment} is not a permission moment`,
-      );
-    }
     if (
+      call.moment === 'PermissionRequest' &&
       call.tool?.name === ASK_USER_QUESTION &&
       askUserQuestionFields(call.tool.input) !== undefined
     ) {
       return decideAskUserQuestion(call, answer, context);
     }
-    const decided = decidePermission(answer, context);
-    if (!decided.ok) return decided;
-    return ok({
-      reply: permissionRequestReply(decided.value.verdict),
-      answered: decided.value.answered,
-    });
+    return permissionRequestDecision(VENDOR_NAMES['claude-code'], call, answer, context);
   },
 });

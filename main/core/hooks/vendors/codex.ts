@@ -3,7 +3,6 @@
  * `turn_id` = AEP run. Deviations: PreCompact emits nothing (compaction is reported once, at
  * PostCompact); there is no tool-failure hook, so failed tools still arrive as `tool.completed`.
  */
-import { err, ok } from '../../../../common/result';
 import { VENDOR_NAMES } from '../../../../common/vendors';
 import { additionalContextReply, parseFamilyPayload } from './claude-family';
 import { defineAdapter } from './define-adapter';
@@ -18,7 +17,7 @@ import {
   toolRequested,
 } from './event-builders';
 import { fallbackType } from './fallback';
-import { decidePermission, permissionRequestReply } from './permission-answers';
+import { permissionRequestDecision } from './permission-answers';
 import { closeRun, openRun, outcome, withOpenTool, withoutTool } from './runs';
 import type { HookCall, MappingContext, MappingOutcome, MappingState } from './types';
 
@@ -78,15 +77,6 @@ export const codex = defineAdapter({
   parse: (payload) => parseFamilyPayload('codex', payload),
   map,
   steeringBody: (call, text) => additionalContextReply(call.moment, text),
-  permissionReply: (call, answer, context) => {
-    if (call.moment !== 'PermissionRequest') {
-      return err('not-a-permission-moment', `Codex CLI ${call.moment} is not a permission moment`);
-    }
-    const decided = decidePermission(answer, context);
-    if (!decided.ok) return decided;
-    return ok({
-      reply: permissionRequestReply(decided.value.verdict),
-      answered: decided.value.answered,
-    });
-  },
+  permissionReply: (call, answer, context) =>
+    permissionRequestDecision(VENDOR_NAMES.codex, call, answer, context),
 });

@@ -38,6 +38,31 @@ export const permissionRequestReply = (verdict: PermissionVerdict): JsonObject =
 const answered = (answer: Record<string, unknown>): JsonObject => ({ answer, via: 'control' });
 
 /**
+ * The `PermissionRequest` reply of the Claude Code hook family (Claude Code, Codex, Qwen Code)
+ * for an allow / deny / free-text answer. `vendorName` names the vendor in the refusal when the
+ * held moment is not a permission request.
+ */
+export const permissionRequestDecision = (
+  vendorName: string,
+  call: HookCall,
+  answer: AttentionAnswer,
+  context: MappingContext,
+): Result<PermissionDecision, ReplyErrorCode> => {
+  if (call.moment !== 'PermissionRequest') {
+    return err(
+      'not-a-permission-moment',
+      `${vendorName} ${call.moment} is not a permission moment`,
+    );
+  }
+  const decided = decidePermission(answer, context);
+  if (!decided.ok) return decided;
+  return ok({
+    reply: permissionRequestReply(decided.value.verdict),
+    answered: decided.value.answered,
+  });
+};
+
+/**
  * allow / deny / free text against the two-option permission card. Text naming an option is that
  * option; any other text denies with the text as guidance, never allows (AEP-0008).
  */

@@ -4,7 +4,6 @@
  * nothing; the `permission_prompt` notification is left to PermissionRequest; todo hooks fire twice
  * per write and only the persisted (non-validation) firing is an event.
  */
-import { err, ok } from '../../../../common/result';
 import { VENDOR_NAMES } from '../../../../common/vendors';
 import { gateFor } from './capture-gate';
 import { additionalContextReply, parseFamilyPayload } from './claude-family';
@@ -23,7 +22,7 @@ import {
   toolRequested,
 } from './event-builders';
 import { fallbackType } from './fallback';
-import { decidePermission, permissionRequestReply } from './permission-answers';
+import { permissionRequestDecision } from './permission-answers';
 import { compact, int, str } from './payload-fields';
 import { closeRun, endSession, openRun, outcome, withOpenTool, withoutTool } from './runs';
 import type { HookCall, MappedEvent, MappingContext, MappingOutcome, MappingState } from './types';
@@ -141,15 +140,6 @@ export const qwenCode = defineAdapter({
   parse: (payload) => parseFamilyPayload('qwen-code', payload),
   map,
   steeringBody: (call, text) => additionalContextReply(call.moment, text),
-  permissionReply: (call, answer, context) => {
-    if (call.moment !== 'PermissionRequest') {
-      return err('not-a-permission-moment', `Qwen Code ${call.moment} is not a permission moment`);
-    }
-    const decided = decidePermission(answer, context);
-    if (!decided.ok) return decided;
-    return ok({
-      reply: permissionRequestReply(decided.value.verdict),
-      answered: decided.value.answered,
-    });
-  },
+  permissionReply: (call, answer, context) =>
+    permissionRequestDecision(VENDOR_NAMES['qwen-code'], call, answer, context),
 });
