@@ -10,6 +10,38 @@ const nodePatterns = {
   message: 'common and renderer run in the browser too: no Node built-ins.',
 };
 
+/**
+ * The layering of main/core (docs/ARCHITECTURE.md, Layout): for each folder, the core folders it
+ * may not import. A rule per folder repeats the Electron ban, because a later `no-restricted-imports`
+ * replaces an earlier one for the same files.
+ */
+const coreFolders = ['aep', 'store', 'relay', 'server', 'hooks', 'steering', 'api', 'installer', 'agents'];
+const coreLayers = {
+  aep: [...coreFolders.filter((f) => f !== 'aep'), 'daemon', 'daemon-context', 'features'],
+  store: ['relay', 'server', 'hooks', 'steering', 'api', 'installer', 'agents', 'daemon', 'daemon-context', 'features'],
+  relay: ['hooks', 'steering', 'api', 'installer', 'agents', 'daemon', 'daemon-context', 'features'],
+  server: ['hooks', 'steering', 'api', 'installer', 'agents', 'daemon', 'daemon-context', 'features'],
+  installer: ['relay', 'hooks', 'steering', 'agents'],
+};
+const layerRule = (folder, banned) => ({
+  files: [`main/core/${folder}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [noElectron],
+        patterns: [
+          { group: ['electron/*'], message: noElectron.message },
+          {
+            regex: `^(\\.\\./)+(${banned.join('|')})(/|$)`,
+            message: `main/core/${folder} may not import ${banned.join(', ')} (layering: docs/ARCHITECTURE.md, Layout).`,
+          },
+        ],
+      },
+    ],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', '.vendor-cache/**', '.cache/**', 'test-results/**'] },
   js.configs.recommended,
@@ -23,6 +55,13 @@ export default tseslint.config(
   },
   {
     files: ['main/core/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [{ group: ['electron/*'], message: noElectron.message }] }] },
+  },
+  ...Object.entries(coreLayers).map(([folder, banned]) => layerRule(folder, banned)),
+  {
+    // Known layering exceptions (installer → hooks vendor table), open
+    // with their owners: only the Electron ban applies here until the imports move.
+    files: ['main/core/installer/shim-tables.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [{ group: ['electron/*'], message: noElectron.message }] }] },
   },
   {

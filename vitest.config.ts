@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /** Test layers (docs/ARCHITECTURE.md): core in Node, console in Chromium, vendors with real CLIs, electron opt-in. */
 export default defineConfig({
   test: {
-    passWithNoTests: true,
+    // No passWithNoTests: a layer that cannot run skips explicitly (describe.skipIf with a reason).
     projects: [
       {
         test: {

@@ -2,9 +2,11 @@
  * The console API contract: one typed map of every /api route. Adding a call means adding it
  * here, then the handler in main/core/api, then the client in renderer/src/api.
  */
+import type { AgentCatalogueEntry, AgentId, LaunchedSessionInfo, LaunchRequest, LaunchResult } from './agents';
+import type { AgentInputRecord, MidTurnSteeringState, PendingItem, PendingList } from './agent-inputs';
 import type { AuditPage, AuditQuery, Surface } from './audit';
 import type { SessionSummary } from './sessions';
-import type { Settings } from './settings';
+import type { SettingKey, Settings } from './settings';
 import type { InstructionRecord } from './steering';
 import type { VendorId, VendorProfile } from './vendors';
 
@@ -23,6 +25,13 @@ export interface StatusInfo {
   };
   /** Last hook time per vendor (ISO), absent when never seen. */
   readonly lastHook: Partial<Record<VendorId, string>>;
+  /**
+   * Installed HTTP hooks that post to another port than this daemon listens on (empty when every
+   * hook reaches it). `POST /api/installer/repair` reinstalls them with this daemon's URL.
+   */
+  readonly hookPortMismatch: readonly HookPortMismatch[];
+  /** Restart-needing settings (`RESTART_SETTINGS`) whose value changed since this daemon started. */
+  readonly restartNeeded: readonly SettingKey[];
 }
 
 export interface SteeringState {
@@ -67,12 +76,86 @@ export interface InstallPlan {
   readonly retrustRequired: boolean;
 }
 
+/** One install whose HTTP hooks name another daemon address than the running one. */
+export interface HookPortMismatch {
+  readonly vendor: VendorId;
+  readonly scope: InstallScope;
+  readonly project: string | null;
+  /** The config file holding the hooks. */
+  readonly file: string;
+  /** The address the hooks post to (origin only, e.g. http://127.0.0.1:53211). */
+  readonly hookUrl: string;
+  /** The address this daemon listens on. */
+  readonly daemonUrl: string;
+}
+
+/** What `POST /api/installer/repair` did: the installs rewritten for this daemon, and those that could not be. */
+export interface RepairResult {
+  readonly reinstalled: readonly InstallPlan[];
+  readonly failed: readonly {
+    readonly vendor: VendorId;
+    readonly scope: InstallScope;
+    readonly project: string | null;
+    readonly error: string;
+  }[];
+}
+
 export interface DoctorFinding {
   readonly vendor: VendorId | null;
   readonly check: string;
   readonly ok: boolean;
   readonly message: string;
   readonly remedy: string | null;
+}
+
+/** `GET /api/sessions` and `GET /api/sessions/page` query: a keyset page, most recent first. */
+export interface SessionsQuery {
+  /** Rows per page (default 200, at most 1,000). */
+  readonly limit?: number;
+  /** The `next` of the previous page (opaque). */
+  readonly cursor?: string;
+}
+
+/** One page of sessions, most recent first. */
+export interface SessionsPage {
+  readonly sessions: readonly SessionSummary[];
+  /** Pass as `cursor` for the following (older) page; null on the last page. */
+  readonly next: string | null;
+  /** The page size that was applied. */
+  readonly limit: number;
+}
+
+/**
+ * `GET /api/search` query. `q` uses SQLite FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT,
+ * NEAR(...)); a syntax error answers 400 `bad-query` with the reason in `detail`.
+ */
+export interface SearchQuery {
+  readonly q: string;
+  /** Restrict to one session id (any source). */
+  readonly session?: string;
+  /** Hits per page (default 50, at most 200). */
+  readonly limit?: number;
+  /** The `next` of the previous page (opaque). */
+  readonly cursor?: string;
+}
+
+/** One stored event that matched, newest first. */
+export interface SearchHit {
+  readonly session: string;
+  /** The event's id. */
+  readonly id: string;
+  /** The event's type, e.g. `tool.requested`. */
+  readonly type: string;
+  /** The event's time (RFC 3339, as stored). */
+  readonly time: string;
+  /** Matching text around the hit; matched terms are wrapped in `[` and `]`, cuts marked `…`. */
+  readonly snippet: string;
+}
+
+export interface SearchPage {
+  readonly hits: readonly SearchHit[];
+  /** Pass as `cursor` for the following (older) hits; null when there are no more. */
+  readonly next: string | null;
 }
 
 /** Route → request body (or query) and response body. */
@@ -83,7 +166,12 @@ export interface ApiContract {
   'GET /api/steering': { req: void; res: SteeringState };
   'PUT /api/steering': { req: { enabled: boolean; surface?: Surface }; res: SteeringState };
   'GET /api/vendors': { req: void; res: readonly VendorProfile[] };
-  'GET /api/sessions': { req: void; res: readonly SessionSummary[] };
+  /** The most recent sessions (the first page: `limit` default 200, at most 1,000), as a bare array. */
+  'GET /api/sessions': { req: void | SessionsQuery; res: readonly SessionSummary[] };
+  /** Keyset pages of sessions, most recent first, with the `next` cursor. */
+  'GET /api/sessions/page': { req: SessionsQuery; res: SessionsPage };
+  /** Full-text search over stored events (what the capture level kept). */
+  'GET /api/search': { req: SearchQuery; res: SearchPage };
   'GET /api/instructions': { req: { session?: string }; res: readonly InstructionRecord[] };
   'GET /api/audit': { req: AuditQuery; res: AuditPage };
   /** The matching audit rows as a file: JSON Lines or CSV (newest first). */
@@ -94,6 +182,33 @@ export interface ApiContract {
   'POST /api/installer/apply': { req: InstallOptions; res: InstallPlan };
   'POST /api/installer/uninstall': { req: { vendor: VendorId; scope: InstallScope; project?: string }; res: InstallPlan };
   'POST /api/installer/doctor': { req: { vendor?: VendorId }; res: readonly DoctorFinding[] };
+  /** Reinstalls every install whose HTTP hooks name another port (see `StatusInfo.hookPortMismatch`). */
+  'POST /api/installer/repair': { req: void; res: RepairResult };
+  /** The launchable agents: installed status, the command that would run, how to get a missing one. */
+  'GET /api/agents': { req: void; res: readonly AgentCatalogueEntry[] };
+  /** Starts an agent in `cwd` (400 when it is not a directory); returns once the session exists and the first prompt was sent. */
+  'POST /api/launch': { req: LaunchRequest; res: LaunchResult };
+  /** Launched sessions (live and from earlier runs), most recent first. */
+  'GET /api/launched': { req: void; res: readonly LaunchedSessionInfo[] };
+  /** Ends a launched session: cancel, close the agent, terminal events; audited. */
+  'POST /api/launched/end': { req: { session: string }; res: LaunchedSessionInfo };
+  /** Resumes an ended session whose agent advertised `loadSession` (state `resumable`). */
+  'POST /api/launched/resume': { req: { session: string }; res: LaunchResult };
+  /** Fetches an agent's bridge package now (progress in `GET /api/agents` → `bridge`). */
+  'POST /api/agents/fetch': { req: { agent: AgentId }; res: AgentCatalogueEntry };
+  /** The mid-turn steering toggle (hot, audited; in force only under the kill switch). */
+  'GET /api/mid-turn-steering': { req: void; res: MidTurnSteeringState };
+  'PUT /api/mid-turn-steering': { req: { enabled: boolean; surface?: Surface }; res: MidTurnSteeringState };
+  /** What a session still holds (launched inputs and hook-path instructions), next first, with its badge. */
+  'GET /api/pending': { req: { session: string }; res: PendingList };
+  /** Replaces the text of a queued message or instruction (409 once it was sent). */
+  'POST /api/pending/edit': { req: { session: string; commandId: string; text: string }; res: PendingItem };
+  /** Reorders a session's queued messages: `order` names each queued command id exactly once. */
+  'POST /api/pending/reorder': { req: { session: string; order: readonly string[] }; res: PendingList };
+  /** Withdraws a queued message or instruction before it is sent (audited; `dropped { reason: "withdrawn" }` on the stream). */
+  'POST /api/pending/withdraw': { req: { session: string; commandId: string }; res: PendingItem };
+  /** A launched session's messages with their lifecycle and outcome, newest first. */
+  'GET /api/inputs': { req: { session: string; limit?: number }; res: readonly AgentInputRecord[] };
 }
 
 export type ApiRoute = keyof ApiContract;

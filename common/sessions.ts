@@ -23,4 +23,9 @@ export interface SessionSummary {
   /** Open attention requests (permission prompts, forms) awaiting an answer. */
   readonly pendingAttention: number;
   readonly eventCount: number;
+  /** `launched`: the companion started it (main/core/agents, steerable from the console); `observed`: seen through hooks or an emitter. */
+  readonly origin?: SessionOrigin;
 }
+
+/** Who started a session. */
+export type SessionOrigin = 'launched' | 'observed';

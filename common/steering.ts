@@ -6,8 +6,21 @@ export const MAX_INSTRUCTION_CHARS = 10_000;
 /** FIFO cap of queued instructions per session. */
 export const MAX_QUEUED_PER_SESSION = 20;
 
-export type InstructionState = 'queued' | 'delivered' | 'dropped';
-export type DropReason = 'session-ended' | 'steering-disabled' | 'session-idle';
+/** `handing`: taken for a hook reply that is being written; settles delivered (written) or dropped. */
+export type InstructionState = 'queued' | 'handing' | 'delivered' | 'dropped';
+/**
+ * `reply-not-written`: the vendor hung up before the reply carrying it was written.
+ * `daemon-restart-unconfirmed`: the daemon stopped mid-hand-over, so whether the agent read it is
+ * unknown; it is never sent again.
+ */
+export type DropReason =
+  | 'session-ended'
+  | 'steering-disabled'
+  | 'session-idle'
+  | 'reply-not-written'
+  | 'daemon-restart-unconfirmed'
+  /** The operator withdrew it from the pending list before any hook took it. */
+  | 'withdrawn';
 
 /** Payload of x.{vendor}.instruction.delivered. */
 export interface DeliveredData {

@@ -1,6 +1,6 @@
 /** The agent vendors the companion adapts. Per-vendor behaviour lives in main/core/hooks/vendors/. */
 
-export const VENDORS = ['claude-code', 'codex', 'qwen-code', 'vscode', 'hermes'] as const;
+export const VENDORS = ['claude-code', 'codex', 'qwen-code', 'vscode', 'hermes', 'cline'] as const;
 export type VendorId = (typeof VENDORS)[number];
 
 export const VENDOR_NAMES: Readonly<Record<VendorId, string>> = {
@@ -9,7 +9,14 @@ export const VENDOR_NAMES: Readonly<Record<VendorId, string>> = {
   'qwen-code': 'Qwen Code',
   vscode: 'VS Code agent',
   hermes: 'Hermes',
+  cline: 'Cline',
 };
+
+/**
+ * The session id of the installer doctor's synthetic hooks: the hook route answers them like any
+ * hook, but they are no agent session, so nothing of them is recorded or listed.
+ */
+export const DOCTOR_SESSION = 'aep-companion-doctor';
 
 /** Narrowing check for untrusted input (URL segments, CLI arguments). */
 export const isVendorId = (value: unknown): value is VendorId =>

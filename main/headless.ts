@@ -4,14 +4,16 @@
  * receives them as parameters. It prints the listening line and the console URL, records
  * daemon.json for the other commands, and drains on SIGINT/SIGTERM.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DaemonStartError, startDaemon, type DaemonHandle } from './core/daemon';
+import { installLastResort } from './core/last-resort';
 import { configureLogging, type LogLevel } from './core/logger';
 import { StoreError } from './core/store/store-error';
 import type { InstallerHost } from './core/installer/installer-env';
 import { installerHostFromProcess } from './installer-host';
+import { midTurnOverrideFromEnv } from './core/agents/steer/toggle';
 
 /** Options of the headless host. */
 export interface HeadlessOptions {
@@ -24,6 +26,8 @@ export interface HeadlessOptions {
   readonly version?: string;
   /** The installer's view of this machine; by default this process's home, PATH and variables. */
   readonly installerHost?: InstallerHost;
+  /** Where setting overrides are read (AEP_COMPANION_MID_TURN_STEERING); by default this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Where the standard streams go (tests pass their own). */
@@ -55,15 +59,21 @@ export function defaultConsoleDir(): string | undefined {
   return undefined;
 }
 
-/** Starts the daemon and writes daemon.json; a one-line error and null when it cannot start. */
+/** Starts the daemon (which records daemon.json); a one-line error and null when it cannot start. */
 export async function startHeadless(
   options: HeadlessOptions,
   io: HeadlessIo = defaultIo,
 ): Promise<DaemonHandle | null> {
   configureLogging({ level: options.logLevel ?? 'warn' });
+  const midTurn = midTurnOverrideFromEnv(options.env ?? process.env);
+  if (!midTurn.ok) {
+    io.err(`aep-companion serve: ${midTurn.error.message}`);
+    return null;
+  }
   let daemon: DaemonHandle;
   try {
     daemon = await startDaemon({
+      settingOverrides: midTurn.value === null ? {} : { 'features.midTurnSteering': midTurn.value },
       dataDir: options.dataDir,
       port: options.port,
       maxEventsPerSession: options.maxEventsPerSession,
@@ -78,28 +88,15 @@ export async function startHeadless(
     }
     throw e;
   }
-  try {
-    writeFileSync(
-      join(options.dataDir, 'daemon.json'),
-      `${JSON.stringify({ url: daemon.url, pid: process.pid })}\n`,
-      { mode: 0o600 },
-    );
-  } catch (e) {
-    await daemon.close();
-    io.err(
-      `aep-companion serve: cannot write daemon.json in ${options.dataDir}: ${(e as Error).message}`,
-    );
-    return null;
-  }
+  // daemon.json is the core's: written (pid, then URL) while it holds the data directory's lock.
   io.out(`AEP Companion listening on ${daemon.url}`);
   io.out(`${daemon.url}/#token=${daemon.tokens.operator}`);
   return daemon;
 }
 
-/** Drains the daemon and removes daemon.json. */
+/** Drains the daemon (which removes daemon.json before it frees the data directory's lock). */
 export async function stopHeadless(daemon: DaemonHandle): Promise<void> {
   await daemon.close();
-  rmSync(join(daemon.dataDir, 'daemon.json'), { force: true });
 }
 
 /** Runs until SIGINT/SIGTERM; resolves with the exit code. */
@@ -107,8 +104,13 @@ export async function runHeadless(
   options: HeadlessOptions,
   io: HeadlessIo = defaultIo,
 ): Promise<number> {
+  // A failure no guard caught ends the process loudly instead of leaving a daemon in an unknown state.
+  const removeLastResort = installLastResort(process, { write: io.err });
   const daemon = await startHeadless(options, io);
-  if (daemon === null) return 1;
+  if (daemon === null) {
+    removeLastResort();
+    return 1;
+  }
   await new Promise<void>((resolveSignal) => {
     const onSignal = (): void => {
       process.off('SIGINT', onSignal);
@@ -119,5 +121,6 @@ export async function runHeadless(
     process.on('SIGTERM', onSignal);
   });
   await stopHeadless(daemon);
+  removeLastResort();
   return 0;
 }

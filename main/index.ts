@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, shell } from 'electron';
 import { DEFAULT_SETTINGS } from '../common/settings';
+import { installLastResort } from './core/last-resort';
 import { createLogger } from './core/logger';
 import type { DaemonHandle } from './core/daemon';
 import { startHeadless, stopHeadless } from './headless';
@@ -30,6 +31,18 @@ const log = createLogger('shell');
 const PRODUCT_NAME = 'AEP Companion';
 
 function boot(): void {
+  // A failure no guard caught: reported loudly (stderr and a box), then the app exits.
+  installLastResort(process, {
+    write: (line) => process.stderr.write(`${line}\n`),
+    name: PRODUCT_NAME,
+    beforeExit: (message) => {
+      try {
+        dialog.showErrorBox(`${PRODUCT_NAME} stopped after an internal error`, message);
+      } catch {
+        // Before the app is ready there is no box; stderr has the report.
+      }
+    },
+  });
   const parsed = parseLaunchOptions(process.argv.slice(1), process.cwd(), process.env);
   if (!parsed.ok) {
     // A terminal user reads stderr; someone who clicked a shortcut sees the box.

@@ -13,6 +13,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   install: { summary: 'install hooks for a vendor', load: async () => (await import('./commands/install')).run },
   uninstall: { summary: 'remove our hooks for a vendor', load: async () => (await import('./commands/uninstall')).run },
   doctor: { summary: 'check installed hooks, daemon health and tokens', load: async () => (await import('./commands/doctor')).run },
+  launch: { summary: 'start an agent (claude-code, codex, qwen-code, gemini-cli) in a directory', load: async () => (await import('./commands/launch')).run },
+  prompt: { summary: 'send a prompt to a launched session (queued while it works)', load: async () => (await import('./commands/prompt')).run },
+  cancel: { summary: 'stop the running turn of a launched session', load: async () => (await import('./commands/cancel')).run },
 };
 
 function usage(): string {

@@ -46,6 +46,8 @@ export interface DaemonContext {
   lastHooks(): Partial<Record<VendorId, string>>;
   /** The user's machine for the installer routes; absent when the host gave none (routes answer 503). */
   readonly installerHost?: InstallerHost;
+  /** Settings the host forces from its environment (e.g. `AEP_COMPANION_MID_TURN_STEERING`); they win while set. */
+  readonly settingOverrides?: { readonly 'features.midTurnSteering'?: boolean };
 }
 
 /** A feature: started with the daemon, disposed (in reverse order) when it closes. */

@@ -3,7 +3,7 @@
  * handle. Both hosts call it: the Electron main process and the headless `serve` command. Every
  * path and option arrives as a parameter; nothing here reads the environment.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { VendorId } from '../../common/vendors';
@@ -11,11 +11,14 @@ import { ApiRouter } from './api/index';
 import { auditApi } from './api/audit-api';
 import { settingsApi } from './api/settings-api';
 import { statusApi } from './api/status-api';
+import { startSearch } from './api/search-api';
 import { tokensApi } from './api/tokens-api';
 import type { DaemonContext, Disposer, Feature } from './daemon-context';
+import { ClaimError, claimDataDir } from './daemon-record';
 import { FEATURES } from './features';
 import { startWalCheckpointer } from './store/wal-checkpointer';
 import type { InstallerHost } from './installer/installer-env';
+import { warnHookPortMismatches } from './installer/hook-ports';
 import { createLogger, type Logger } from './logger';
 import { Relay } from './relay/relay';
 import type { RelayLimits } from './relay/relay-limits';
@@ -28,6 +31,8 @@ import { TokenStore } from './server/tokens';
 import { AuditLog } from './store/audit-log';
 import { EventStore } from './store/event-store';
 import { openDb } from './store/open-db';
+import { RefusalTally } from './store/refusal-tally';
+import { startRetention } from './store/retention';
 import { SettingsRepo } from './store/settings-repo';
 
 const log = createLogger('daemon');
@@ -58,6 +63,8 @@ export interface DaemonOptions {
   readonly relayLimits?: Partial<RelayLimits>;
   /** The user's machine as the installer routes see it (home, PATH, config dirs); resolved by the host. */
   readonly installerHost?: InstallerHost;
+  /** Settings the host forces (its environment), winning over the stored value while set. */
+  readonly settingOverrides?: DaemonContext['settingOverrides'];
 }
 
 /** A running daemon. */
@@ -75,7 +82,7 @@ export interface DaemonHandle {
 /** Why the daemon could not start; `message` is one line fit for a terminal. */
 export class DaemonStartError extends Error {
   constructor(
-    readonly code: 'data-dir' | 'port-in-use' | 'listen-failed' | 'database',
+    readonly code: 'data-dir' | 'port-in-use' | 'listen-failed' | 'database' | 'locked',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -87,6 +94,11 @@ function prepareDataDir(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.W_OK);
+    // The tokens and the history live here: a directory others can read is tightened to 0700.
+    if (process.platform !== 'win32' && (statSync(dataDir).mode & 0o077) !== 0) {
+      chmodSync(dataDir, 0o700);
+      log.info('data directory was readable by others; tightened to 0700', { dataDir });
+    }
   } catch (e) {
     throw new DaemonStartError(
       'data-dir',
@@ -111,10 +123,20 @@ async function disposeAll(disposers: Disposer[]): Promise<void> {
 export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle> {
   const dataDir = options.dataDir;
   prepareDataDir(dataDir);
+  // Held for the daemon's lifetime (an OS file lock, freed even by kill -9): a second daemon on this
+  // data directory cannot start, and no CLI command writes the database behind this one's back.
+  let claim: ReturnType<typeof claimDataDir>;
+  try {
+    claim = claimDataDir(dataDir);
+  } catch (e) {
+    if (!(e instanceof ClaimError)) throw e;
+    throw new DaemonStartError(e.code === 'locked' ? 'locked' : 'data-dir', e.message, { cause: e });
+  }
   let tokens: TokenStore;
   try {
     tokens = TokenStore.open(dataDir);
   } catch (e) {
+    claim.release();
     throw new DaemonStartError(
       'data-dir',
       `cannot create the token files in ${dataDir}: ${(e as Error).message}`,
@@ -127,12 +149,22 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     db = openDb(dbFile, { autoCheckpoint: false });
   } catch (e) {
     tokens.dispose();
+    claim.release();
     throw new DaemonStartError('database', (e as Error).message, { cause: e });
   }
 
   // Checkpoints run off the event loop, so no hook reply or ack waits for one.
   const checkpointer = startWalCheckpointer(dbFile, {
     onError: (message) => log.warn('WAL checkpoint failed', { message }),
+    // The worker could not be kept alive: SQLite checkpoints inside commits again, so the WAL stays bounded.
+    onFallback: () => {
+      log.error('WAL checkpoint worker gave up; automatic checkpoints are back on', { dbFile });
+      try {
+        if (db.open) db.pragma('wal_autocheckpoint = 1000');
+      } catch (e) {
+        log.error('could not turn automatic checkpoints back on', { error: String(e) });
+      }
+    },
   });
   const disposers: Disposer[] = [];
   const featureDisposers: Disposer[] = [];
@@ -155,46 +187,52 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       }),
     );
     const audit = new AuditLog(db);
+    disposers.push(
+      startRetention(db, () => settings.all(), {
+        onSwept: (removed) => log.info('retention sweep', { ...removed }),
+        onError: (e) => log.warn('retention sweep failed', { error: String(e) }),
+      }),
+    );
     const relay = new Relay({
       store: eventStore,
       limits: options.relayLimits,
       audit: (row) => audit.append(row),
+      // The daemon's own tokens never reach the history or a stream, whatever an emitter sends.
+      secrets: () => [tokens.snapshot().operator, tokens.snapshot().hook],
     });
     const routes = new RouteTable();
     const api = new ApiRouter();
 
+    const refusals = new RefusalTally(db);
     const onRefusal = (r: RefusalRecord): void => {
       try {
-        audit.append({
+        // Aggregated per reason and minute (bounded rows), not one audit row per refused request.
+        refusals.record({
           actor: r.actor,
           surface: r.upgrade ? 'ws' : 'api',
-          action: 'auth.refused',
-          session: null,
-          commandId: null,
-          outcome: 'refused',
-          detail: { method: r.method, path: r.path, code: r.code, reason: r.reason },
+          method: r.method,
+          path: r.path,
+          code: r.code,
+          reason: r.reason,
         });
       } catch (e) {
         log.warn('could not audit a refusal', { error: String(e) });
       }
     };
-    server = await startHttpServer({
-      host: options.host ?? '127.0.0.1',
-      port: options.port,
-      routes,
-      tokens,
-      extraOrigins: options.allowedOrigins,
-      tokenlessWatch: () => settings.get('security.tokenlessWatch'),
-      onRefusal,
-    });
-    const url = server.url;
-    const port = server.port;
+    // Bound only once every route (features included) is registered: no early request gets a 404.
+    let url = '';
+    let port = options.port;
     const lastHook: Partial<Record<VendorId, string>> = {};
     const context: DaemonContext = {
       installerHost: options.installerHost,
+      settingOverrides: options.settingOverrides ?? {},
       dataDir,
-      url,
-      port,
+      get url() {
+        return url;
+      },
+      get port() {
+        return port;
+      },
       version: options.version ?? '0.0.0-dev',
       startedAt: new Date().toISOString(),
       db,
@@ -217,7 +255,9 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     disposers.push(
       registerRelayRoutes(routes, relay, {
         agent: 'aep-companion',
-        instance: `127.0.0.1:${port}/${process.pid}`,
+        get instance() {
+          return `127.0.0.1:${port}/${process.pid}`;
+        },
       }),
     );
     disposers.push(
@@ -242,6 +282,10 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     );
     for (const route of api.routes()) disposers.push(routes.register(route));
     disposers.push(api.register(statusApi(context)));
+    const search = startSearch(context, {
+      onError: (e) => log.warn('search indexing failed', { error: String(e) }),
+    });
+    disposers.push(search.close, api.register(search.handlers));
     disposers.push(api.register(settingsApi(context)));
     disposers.push(api.register(auditApi(context)));
     disposers.push(api.register(tokensApi(context, tokens)));
@@ -251,13 +295,32 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     for (const feature of [...(options.baseFeatures ?? FEATURES), ...(options.features ?? [])]) {
       featureDisposers.push(await feature(context));
     }
+    server = await startHttpServer({
+      host: options.host ?? '127.0.0.1',
+      port: options.port,
+      routes,
+      tokens,
+      extraOrigins: options.allowedOrigins,
+      tokenlessWatch: () => settings.get('security.tokenlessWatch'),
+      onRefusal,
+      onFault: (request, error) => relay.recordFault('api', request, error),
+    });
+    url = server.url;
+    port = server.port;
+    // Synchronously, before this turn ends: daemon.json names the URL before any request is read.
+    claim.recordUrl(url);
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        // Features go first while the relay still delivers: what they emit on the way out
-        // (dropped instructions, ended sessions) reaches the consumers before the closing frames.
+        // Drain, in order. Features go first while the relay still delivers: they stop admitting
+        // commands (nacked "shutting down"), decide those admitted, and commit what they owe on the
+        // way out (dismissed held hooks, dropped instructions, ended sessions).
         await disposeAll(featureDisposers);
+        // Everything admitted is committed before any subscriber hears the closing frame.
+        eventStore.flush();
+        await new Promise((resolve) => setImmediate(resolve));
+        eventStore.flush();
         relay.shutdown('shutting-down');
         await disposeAll(disposers);
         await server!.close();
@@ -269,9 +332,12 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         // The last connection to close checkpoints the rest of the WAL.
         db.close();
         tokens.dispose();
+        claim.release();
       })());
 
     log.info('daemon started', { url, dataDir });
+    // Installed HTTP hooks naming another port never arrive: said at start (also /api/status, doctor).
+    void warnHookPortMismatches({ dataDir, daemonUrl: url }, (m, f) => context.logger.warn(m, f));
     return {
       url,
       port,
@@ -289,6 +355,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     await checkpointer.stop();
     db.close();
     tokens.dispose();
+    claim.release();
     if (e instanceof DaemonStartError) throw e;
     const code = (e as { code?: string }).code;
     if (code === 'port-in-use' || code === 'listen-failed')

@@ -5,6 +5,7 @@
 import type { Feature } from './daemon-context';
 import { hooksFeature } from './hooks/hooks-feature';
 import { installerApiFeature } from './api/installer-api';
+import { agentsFeature } from './agents/agents-feature';
 
 /** Every feature of the product. */
-export const FEATURES: readonly Feature[] = [hooksFeature, installerApiFeature()];
+export const FEATURES: readonly Feature[] = [hooksFeature, installerApiFeature(), agentsFeature];

@@ -5,6 +5,7 @@ import { createApiClient } from './api/api-client';
 import { resolveConnection, storeToken } from './api/connection-info';
 import { ConsoleStore } from './model/console-store';
 import { App } from './shell/App';
+import { notifyInBrowser } from './shell/attention-signals';
 import './wizard/register';
 import './quick-instruct/register';
 import { ConsoleContext, type ConsoleServices } from './shell/console-context';
@@ -13,6 +14,8 @@ import './styles/tokens.css';
 import './styles/base.css';
 import './styles/shell.css';
 import './styles/views.css';
+import './styles/content.css';
+import './styles/operate.css';
 
 applyTheme(cachedTheme());
 
@@ -20,10 +23,12 @@ async function boot(): Promise<void> {
   const connection = await resolveConnection();
   let token = connection.token;
   const api = createApiClient(connection.baseUrl, () => token);
-  const store = new ConsoleStore({
+  const store: ConsoleStore = new ConsoleStore({
     baseUrl: connection.baseUrl,
     api,
     token: () => token,
+    // Electron notifies natively from the main process; a browser tab does it here when allowed.
+    onAttention: connection.mode === 'browser' ? (event) => notifyInBrowser(event, store) : undefined,
   });
   const services: ConsoleServices = {
     store,

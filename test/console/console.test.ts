@@ -107,7 +107,8 @@ describe('console against the real daemon', () => {
     await page.locator('[data-testid=kill-switch][data-state=on]').waitFor();
     expect((await api<{ enabled: boolean }>('GET', '/api/steering')).enabled).toBe(true);
     await row(alpha.id).locator('[data-testid=steerability][data-kind=ready]').waitFor();
-    expect(await row(alpha.id).locator('[data-testid=steerability]').getAttribute('aria-label')).toBe('delivered at the next hook (e.g. PreToolUse, PostToolUse, UserPromptSubmit)');
+    // Read from the relay's live roster; the session is idle, and the badge says what that means.
+    expect(await row(alpha.id).locator('[data-testid=steerability]').getAttribute('aria-label')).toBe('next hook (the agent is idle: this reaches it when its next prompt starts)');
 
     await kill.click();
     await page.locator('[data-testid=kill-switch][data-state=off]').waitFor();
@@ -143,6 +144,9 @@ describe('console against the real daemon', () => {
     await page.locator('[data-testid=timeline-row][data-kind=instruction]').click();
     const detail = page.getByRole('region', { name: 'Event detail' });
     await detail.waitFor();
+    // The readable form first (the instruction text), the stored events one click away.
+    expect(await detail.getByTestId('row-content').innerText()).toContain(text);
+    await detail.locator('.detail-raw > summary').click();
     expect(await detail.innerText()).toContain('x.claude-code.instruction.delivered');
     await shootBothThemes(page, 'session-event-detail');
     await page.keyboard.press('Escape');

@@ -15,7 +15,7 @@ import { settle } from '../../renderer/src/model/command-settlement';
 import { EventLog } from '../../renderer/src/model/event-log';
 import { instructionItems } from '../../renderer/src/model/instructions';
 import { sessionRows, steerabilityLabel } from '../../renderer/src/model/session-rows';
-import { buildTimeline } from '../../renderer/src/model/timeline';
+import { buildTimeline, TimelineBuilder } from '../../renderer/src/model/timeline';
 import { parseRoute } from '../../renderer/src/shell/use-route';
 
 let n = 0;
@@ -119,10 +119,16 @@ describe('timeline', () => {
     expect(rows[3].events).toHaveLength(3);
   });
 
-  test('says why content is missing instead of inventing it', () => {
-    const rows = buildTimeline([ev('run.started', { seq: 1, capture: 'metadata' }), ev('tool.requested', { seq: 2, capture: 'metadata', data: { tool: { name: 'Bash' }, args_digest: 'abc' } })]);
-    expect(rows[0].detail).toBe('prompt text not captured (capture metadata)');
-    expect(rows[1].detail).toBe('arguments not captured (capture metadata)');
+  test('marks content the capture level left out once per row, counted for one notice, never invented', () => {
+    const builder = new TimelineBuilder();
+    builder.update({ events: [ev('run.started', { seq: 1, capture: 'metadata' }), ev('tool.requested', { seq: 2, capture: 'metadata', data: { tool: { name: 'Bash' }, args_digest: 'abc' } })], reorders: 0 });
+    const rows = builder.rows;
+    expect(rows.map((r) => [r.detail, r.uncaptured])).toEqual([
+      ['', true],
+      ['', true],
+    ]);
+    expect(builder.uncaptured).toBe(2);
+    expect([...builder.uncapturedLevels]).toEqual(['metadata']);
   });
 });
 
@@ -141,11 +147,14 @@ describe('sessions and steerability', () => {
     expect(state([], { state: 'ended' })).toBe('ended');
   });
 
-  test('says "steering off", "not opted in", or names the delivery moments', () => {
+  test('says "steering is off", "not opted in: reinstall with steering", or names the delivery moments', () => {
     const label = (enabled: boolean, optIn: boolean) => steerabilityLabel(sessionRows([summary({ instructOptIn: optIn })], new Map(), new Map(), [claude], enabled)[0].steerability);
-    expect(label(false, true)).toBe('steering off');
-    expect(label(true, false)).toBe('not opted in');
-    expect(label(true, true)).toBe('delivered at the next hook (e.g. PreToolUse, PostToolUse, UserPromptSubmit)');
+    expect(label(false, true)).toBe('steering is off');
+    expect(label(true, false)).toBe('not opted in: reinstall with steering');
+    expect(label(true, true)).toBe('next hook (the agent is idle: this reaches it when its next prompt starts)');
+    const working = new EventLog();
+    working.add(ev('run.started', { seq: 1 }));
+    expect(steerabilityLabel(sessionRows([summary()], new Map([['s1', working]]), new Map(), [claude], true)[0].steerability)).toBe('next hook (e.g. PreToolUse, PostToolUse, UserPromptSubmit)');
   });
 });
 

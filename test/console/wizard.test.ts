@@ -1,16 +1,20 @@
 /**
  * The setup wizard end to end: the built console in Debian Chromium against the real `serve`,
  * whose HOME and vendor config-dir variables point into a temp directory. First run opens the
- * wizard; Claude Code is detected, chosen with steering, previewed, applied (the settings file
- * in the temp home is asserted, and the write is in the audit log), verified by doctor and by a
- * hook POSTed the way Claude Code does, and finishing records `setup.completedAt`.
+ * wizard; Claude Code is detected, chosen, the capture level explained and saved (recommended
+ * `redacted`), steering opted in, previewed (the default launcher: no token, no port), applied
+ * (the settings file in the temp home is asserted, and the write is in the audit log), verified by
+ * doctor (whose synthetic hook never becomes a session) and by a hook POSTed the way Claude Code
+ * does; every command shown has a copy button; finishing records `setup.completedAt`, skipping
+ * records only `setup.skippedAt`, and Settings says "Finished" and "Restart needed" truthfully.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AuditPage } from '../../common/audit';
 import type { Settings } from '../../common/settings';
+import { VENDORS } from '../../common/vendors';
 import { launchChromium } from './support/browser';
 import { ClaudeSession } from './support/claude-hooks';
 import { ensureConsoleBuilt } from './support/console-build';
@@ -45,6 +49,9 @@ beforeAll(async () => {
   daemon = await startHomedServe();
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1180, height: 900 }, colorScheme: 'light' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: daemon.url });
+  // An older install kept less: the wizard explains the levels and Apply saves the recommended one.
+  await api('PATCH', '/api/settings', { 'capture.ceiling': 'metadata' });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -75,7 +82,7 @@ describe('setup wizard against serve with a temp HOME', () => {
     // Either the rows or the daemon's refusal; a refusal fails here with the daemon's own words.
     await page.locator('[data-testid=detect-row], [data-testid=detect-error]').first().waitFor();
     if (await page.getByTestId('detect-error').count()) throw new Error(`detection refused: ${await page.getByTestId('detect-error').innerText()}`);
-    expect(await rows.count()).toBe(5);
+    expect(await rows.count()).toBe(VENDORS.length);
     const claude = page.locator('[data-testid=detect-row][data-vendor=claude-code]');
     // The daemon's installer honoured the relocated CLAUDE_CONFIG_DIR of the serve process.
     expect(await claude.innerText()).toContain(claudeSettings());
@@ -92,7 +99,21 @@ describe('setup wizard against serve with a temp HOME', () => {
     await page.getByTestId('choose-claude-code').check();
     await page.getByTestId('choose-codex').check();
     expect(await page.getByTestId('wizard-next').isEnabled()).toBe(true);
+    // The launcher is the default transport: it works from any shell and on any port.
+    expect(await page.getByTestId('transport-claude-code').inputValue()).toBe('command');
     await shootBothThemes(page, 'wizard-3-choose');
+    await next();
+    await step('capture').waitFor();
+    const options = page.getByTestId('capture-option');
+    expect(await options.count()).toBe(4);
+    const redacted = page.locator('[data-testid=capture-option][data-level=redacted]');
+    expect(await redacted.innerText()).toContain('recommended');
+    expect(await redacted.innerText()).toContain('Secrets, tokens, keys and your home folder path are replaced');
+    expect(await page.locator('[data-testid=capture-option][data-level=metadata]').innerText()).toContain('not captured');
+    // The recommended level is preselected even though the daemon keeps less today.
+    expect(await redacted.locator('input').isChecked()).toBe(true);
+    expect(await step('capture').innerText()).toContain('Now: metadata. Apply saves redacted.');
+    await shootBothThemes(page, 'wizard-4-capture');
     await next();
     await step('steering').waitFor();
     expect(await page.locator('[data-testid=steering-row]').count()).toBe(2);
@@ -100,7 +121,7 @@ describe('setup wizard against serve with a temp HOME', () => {
     expect(await page.getByTestId('wizard-killswitch').getAttribute('data-state')).toBe('off');
     await page.getByTestId('instruct-claude-code').check();
     await page.getByTestId('instruct-codex').check();
-    await shootBothThemes(page, 'wizard-4-steering');
+    await shootBothThemes(page, 'wizard-4b-steering');
   });
 
   test('the preview says before applying that Codex will ask to trust its hooks again', async () => {
@@ -112,6 +133,8 @@ describe('setup wizard against serve with a temp HOME', () => {
     await shootBothThemes(page, 'wizard-5-preview-two');
     await codex.getByTestId('retrust').scrollIntoViewIfNeeded();
     expect(await codex.getByTestId('retrust').innerText()).toContain('Codex CLI will ask you to trust its hooks again.');
+    // The command the user must run in Codex comes with a copy button.
+    expect(await codex.locator('[data-testid=copy-command][data-copy="/hooks"]').count()).toBe(1);
     await page.locator('[data-testid=plan][data-vendor=claude-code][data-state=ok]').waitFor();
     expect(await page.locator('[data-testid=plan][data-vendor=claude-code] [data-testid=retrust]').count()).toBe(0);
     await shootBothThemes(page, 'wizard-5-preview-retrust');
@@ -121,8 +144,12 @@ describe('setup wizard against serve with a temp HOME', () => {
     await page.getByRole('button', { name: '← Back' }).click();
     await step('steering').waitFor();
     await page.getByRole('button', { name: '← Back' }).click();
+    await step('capture').waitFor();
+    await page.getByRole('button', { name: '← Back' }).click();
     await step('choose').waitFor();
     await page.getByTestId('choose-codex').uncheck();
+    await next();
+    await step('capture').waitFor();
     await next();
     await step('steering').waitFor();
     expect(await page.getByTestId('instruct-claude-code').isChecked()).toBe(true);
@@ -136,13 +163,15 @@ describe('setup wizard against serve with a temp HOME', () => {
     await plan.waitFor();
     const diff = plan.locator(`[data-testid=diff][data-path="${claudeSettings()}"]`);
     const text = await diff.innerText();
-    expect(text).toContain(`+            "url": "${daemon.url}/hooks/claude-code?instruct=1"`);
+    const launcher = join(daemon.dataDir, 'bin', 'aep-companion-hook');
+    expect(text).toContain(`+            "command": "AEP_INSTRUCT=1 ${launcher} claude-code"`);
     expect(text).toContain('+    "PreToolUse": [');
     expect(text).toContain('+    "SessionStart": [');
-    // The token travels by reference, never by value.
-    expect(text).toContain('Bearer $AEP_HOOK_TOKEN');
+    // The default launcher reads the token file and daemon.json itself: no token, no variable, no port.
     expect(text).not.toContain(daemon.hookToken);
-    expect(await plan.getByTestId('plan-warnings').innerText()).toContain('AEP_HOOK_TOKEN');
+    expect(text).not.toContain('AEP_HOOK_TOKEN');
+    expect(text).not.toContain(new URL(daemon.url).port);
+    expect(await plan.getByTestId('plan-warnings').innerText()).not.toContain('AEP_HOOK_TOKEN');
     expect(existsSync(claudeSettings())).toBe(false);
     await page.evaluate(() => document.getElementById('main')?.scrollTo(0, 0));
     await shootBothThemes(page, 'wizard-5-preview');
@@ -153,8 +182,10 @@ describe('setup wizard against serve with a temp HOME', () => {
     await step('apply').waitFor();
     await page.locator('[data-testid=apply-result][data-vendor=claude-code][data-state=ok]').waitFor();
     const written = JSON.parse(readFileSync(claudeSettings(), 'utf8')) as { hooks: Record<string, { hooks: { type: string; url?: string; command?: string }[] }[]> };
-    expect(written.hooks.PreToolUse[0].hooks[0]).toMatchObject({ type: 'http', url: `${daemon.url}/hooks/claude-code?instruct=1` });
+    expect(written.hooks.PreToolUse[0].hooks[0]).toMatchObject({ type: 'command', command: `AEP_INSTRUCT=1 ${join(daemon.dataDir, 'bin', 'aep-companion-hook')} claude-code` });
     expect(written.hooks.SessionStart[0].hooks[0].command).toContain('AEP_INSTRUCT=1');
+    // The capture level chosen in the wizard was saved with Apply.
+    expect((await api<Settings>('GET', '/api/settings'))['capture.ceiling']).toBe('redacted');
     const audit = await api<AuditPage>('GET', '/api/audit?action=installer.apply');
     expect(audit.rows).toHaveLength(1);
     expect(audit.rows[0]).toMatchObject({ actor: 'operator', surface: 'console', action: 'installer.apply', outcome: 'ok' });
@@ -169,6 +200,10 @@ describe('setup wizard against serve with a temp HOME', () => {
     const findings = page.getByTestId('finding');
     expect(await findings.count()).toBeGreaterThan(1);
     expect(await page.locator('[data-testid=finding][data-check=daemon-health]').getAttribute('data-ok')).toBe('true');
+    // The default install passes doctor as installed: the launcher reaches the daemon from a clean shell.
+    expect(await page.locator('[data-testid=finding][data-ok=false]').count()).toBe(0);
+    // Doctor's synthetic hook reached the daemon, but it is no session.
+    expect(JSON.stringify(await api('GET', '/api/sessions'))).not.toContain('aep-companion-doctor');
     const live = page.locator('[data-testid=live-check][data-vendor=claude-code]');
     expect(await live.getAttribute('data-state')).toBe('waiting');
     expect(await live.innerText()).toContain('waiting for its first hook…');
@@ -188,6 +223,12 @@ describe('setup wizard against serve with a temp HOME', () => {
     const completedAt = (await api<Settings>('GET', '/api/settings'))['setup.completedAt'];
     expect(completedAt).not.toBeNull();
     expect(await page.getByTestId('wizard-done').getAttribute('data-completed-at')).toBe(completedAt);
+    // The exact undo command, with a copy button that puts it on the clipboard.
+    const undo = page.locator('[data-testid=undo][data-vendor=claude-code] [data-testid=copy-command]');
+    expect(await undo.getAttribute('data-copy')).toBe('aep-companion uninstall --vendor claude-code');
+    await undo.click();
+    await page.getByRole('button', { name: 'Copy aep-companion uninstall --vendor claude-code' }).filter({ hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('aep-companion uninstall --vendor claude-code');
     await shootBothThemes(page, 'wizard-8-done');
 
     await page.getByTestId('wizard-open-console').click();
@@ -197,6 +238,8 @@ describe('setup wizard against serve with a temp HOME', () => {
     expect(await page.locator('html').getAttribute('data-first-run')).toBe('not-needed');
     await page.locator('[data-testid=session-row]').first().waitFor();
     expect(new URL(page.url()).hash).toBe('#/sessions');
+    expect(await page.getByTestId('session-row').count()).toBe(1);
+    expect(await page.locator('main').innerText()).not.toContain('aep-companion-doctor');
   });
 
   test('setup runs again from Settings, and detection shows what is installed', async () => {
@@ -213,7 +256,49 @@ describe('setup wizard against serve with a temp HOME', () => {
     await shootBothThemes(page, 'wizard-rerun-detect');
   });
 
-  test('skipping the wizard also records setup as finished', async () => {
+  test('Settings says "Finished" once the wizard ran to its end', async () => {
+    await page.goto(`${daemon.url}/#/settings`);
+    await page.getByTestId('settings-setup-status').waitFor();
+    expect(await page.getByTestId('settings-setup-status').innerText()).toMatch(/^Finished /);
+  });
+
+  test('Settings says "Restart needed" only after the port setting changed, not for the port the daemon happens to run on', async () => {
+    await page.goto(`${daemon.url}/#/settings`);
+    await page.locator('#port').waitFor();
+    // serve --port 0: the daemon runs on another port than the setting names, and nothing changed.
+    expect(new URL(daemon.url).port).not.toBe('8787');
+    expect(await page.getByTestId('restart-needed').count()).toBe(0);
+    await page.locator('#port').fill('9911');
+    await page.locator('#port').press('Enter');
+    await page.getByTestId('restart-needed').waitFor();
+    expect(await page.getByTestId('restart-needed').innerText()).toContain(`it runs on ${new URL(daemon.url).port}`);
+    await page.getByTestId('restart-needed').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    await shootBothThemes(page, 'settings-restart-needed');
+    await page.locator('#port').fill('8787');
+    await page.locator('#port').press('Enter');
+    await page.getByTestId('restart-needed').waitFor({ state: 'detached' });
+  });
+
+  test('HTTP hooks that name another port are shown in Settings and reinstalled in one click', async () => {
+    await api('POST', '/api/installer/apply', { vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false, transport: 'http' });
+    const file = join(daemon.home, '.qwen', 'settings.json');
+    const port = new URL(daemon.url).port;
+    // The daemon moved (8787 was taken, another --port): the installed URLs name the old port.
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll(`127.0.0.1:${port}/`, '127.0.0.1:1/'));
+    await page.goto(`${daemon.url}/#/settings`);
+    const notice = page.getByTestId('hook-port-notice');
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain(`Qwen Code (your user settings) posts to http://127.0.0.1:1, but the daemon listens on ${daemon.url}`);
+    await notice.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    await shootBothThemes(page, 'settings-hook-port-mismatch');
+    await page.getByTestId('hook-port-repair').click();
+    await notice.getByText('Reinstalled for Qwen Code').waitFor();
+    expect(readFileSync(file, 'utf8')).toContain(`${daemon.url}/hooks/qwen-code`);
+    expect((await api<{ hookPortMismatch: unknown[] }>('GET', '/api/status')).hookPortMismatch).toEqual([]);
+    await api('POST', '/api/installer/uninstall', { vendor: 'qwen-code', scope: 'user' });
+  });
+
+  test('skipping the wizard records it as skipped, not finished, and it stops opening', async () => {
     await api('PATCH', '/api/settings', { 'setup.completedAt': null });
     // A new window load: the first-run check runs once per load.
     await page.goto(`${daemon.url}/#/sessions`);
@@ -221,7 +306,19 @@ describe('setup wizard against serve with a temp HOME', () => {
     await step('welcome').waitFor();
     await page.getByTestId('wizard-skip').click();
     await page.waitForURL(/#\/sessions$/);
-    expect((await api<Settings>('GET', '/api/settings'))['setup.completedAt']).not.toBeNull();
+    const settings = await api<Settings>('GET', '/api/settings');
+    expect(settings['setup.completedAt']).toBeNull();
+    expect(settings['setup.skippedAt']).not.toBeNull();
+    await page.reload();
+    await page.locator('html[data-first-run]').waitFor({ state: 'attached' });
+    expect(await page.locator('html').getAttribute('data-first-run')).toBe('not-needed');
+    await page.goto(`${daemon.url}/#/settings`);
+    const status = page.getByTestId('settings-setup-status');
+    await status.waitFor();
+    expect(await status.innerText()).toMatch(/^Skipped .*not finished/);
+    expect(await status.innerText()).not.toContain('Finished');
+    await page.locator('#s-agents').scrollIntoViewIfNeeded();
+    await shootBothThemes(page, 'settings-setup-skipped');
     expect(pageErrors).toEqual([]);
   });
 });
@@ -233,6 +330,8 @@ describe('wizard logic', () => {
     expect(shouldOpenWizard(null, true, { name: 'sessions' })).toBe(false);
     expect(shouldOpenWizard(null, false, { name: 'setup' })).toBe(false);
     expect(shouldOpenWizard(null, false, { name: 'quick-instruct', session: null })).toBe(false);
+    expect(shouldOpenWizard(null, false, { name: 'sessions' }, '2026-01-01T00:00:00.000Z')).toBe(false);
+    expect(shouldOpenWizard(null, false, { name: 'sessions' }, null)).toBe(true);
     expect(skipWizardRequested({ search: '?skipWizard=1', hash: '' })).toBe(true);
     expect(skipWizardRequested({ search: '?skipWizard', hash: '' })).toBe(true);
     expect(skipWizardRequested({ search: '', hash: '#/sessions?skipWizard=true' })).toBe(true);

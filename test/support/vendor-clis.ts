@@ -14,6 +14,9 @@ import { fileURLToPath } from 'node:url';
 /** The vendors whose real CLIs the harness drives. */
 export type CliVendor = 'claude-code' | 'codex' | 'qwen-code';
 
+/** Every pinned CLI: the hook-harness vendors plus Cline (driven by test/vendors/cline-*.test.ts). */
+export type PinnedCli = CliVendor | 'cline' | 'gemini-cli';
+
 /** One pinned CLI package. */
 export interface VendorPackage {
   readonly pkg: string;
@@ -23,15 +26,18 @@ export interface VendorPackage {
 }
 
 /** The pins. Bumping one is how a new vendor version gets proven (test/vendors/harness.test.ts). */
-export const VENDOR_PACKAGES: Readonly<Record<CliVendor, VendorPackage>> = {
+export const VENDOR_PACKAGES: Readonly<Record<PinnedCli, VendorPackage>> = {
   'claude-code': { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
   codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
   'qwen-code': { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
+  cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
+  // Launched through ACP by the companion (test/vendors/launch-gemini-cli.test.ts).
+  'gemini-cli': { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 };
 
 /** An installed, verified CLI. */
 export interface VendorCli {
-  readonly vendor: CliVendor;
+  readonly vendor: PinnedCli;
   readonly version: string;
   /** Absolute path of the executable to spawn. */
   readonly bin: string;
@@ -49,7 +55,7 @@ const LOCK_STALE_MS = 15 * 60_000;
 const LOCK_POLL_MS = 500;
 
 /** Installs (when missing) and returns the pinned CLI of `vendor`. */
-export async function ensureVendorCli(vendor: CliVendor): Promise<VendorCli> {
+export async function ensureVendorCli(vendor: PinnedCli): Promise<VendorCli> {
   const spec = VENDOR_PACKAGES[vendor];
   const dir = join(VENDOR_CACHE, `${vendor}@${spec.version}`);
   const ready = await readyCli(vendor, dir);
@@ -65,7 +71,7 @@ export async function ensureVendorCli(vendor: CliVendor): Promise<VendorCli> {
   }
 }
 
-async function readyCli(vendor: CliVendor, dir: string): Promise<VendorCli | null> {
+async function readyCli(vendor: PinnedCli, dir: string): Promise<VendorCli | null> {
   try {
     const marker = JSON.parse(await readFile(join(dir, MARKER), 'utf8')) as {
       bin?: string;
@@ -79,7 +85,7 @@ async function readyCli(vendor: CliVendor, dir: string): Promise<VendorCli | nul
   }
 }
 
-async function install(vendor: CliVendor, dir: string): Promise<VendorCli> {
+async function install(vendor: PinnedCli, dir: string): Promise<VendorCli> {
   const spec = VENDOR_PACKAGES[vendor];
   const scratch = `${dir}.tmp-${process.pid}`;
   // Holding the lock, any scratch folder left here is from an install that was killed.
@@ -133,7 +139,7 @@ async function install(vendor: CliVendor, dir: string): Promise<VendorCli> {
 
 /** The npm bin link first; for Claude Code also the platform package's native binary, in case the
  * postinstall step that copies it over the placeholder was not allowed to run. */
-async function findWorkingBin(vendor: CliVendor, dir: string): Promise<string | null> {
+async function findWorkingBin(vendor: PinnedCli, dir: string): Promise<string | null> {
   const spec = VENDOR_PACKAGES[vendor];
   const candidates = [join(dir, 'node_modules', '.bin', spec.bin)];
   if (vendor === 'claude-code') {

@@ -1,8 +1,10 @@
 /**
  * `aep-companion steering on|off|status [--data-dir DIR]`: the steering kill switch. When a daemon
  * runs (AEP_COMPANION_URL, or daemon.json in the data directory) the flip goes through its /api so
- * it takes effect at once; otherwise the setting is written to the database, audited, and read by
- * the next start. Every flip is audited with actor 'operator' and surface 'cli'.
+ * it takes effect at once. The database is written directly only while this command holds the data
+ * directory's lock (daemon.lock), which proves no daemon runs; a daemon that holds it but does not
+ * answer (starting, or hung) gets a clear refusal, never a write behind its back. Every flip is
+ * audited with actor 'operator' and surface 'cli'.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,8 +66,24 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
   const { SettingsRepo } = await import('../../core/store/settings-repo');
   const { AuditLog } = await import('../../core/store/audit-log');
   const { KillSwitch } = await import('../../core/steering/kill-switch');
+  const { describeHolder, recordedHolder, tryLockDataDir } = await import('../../core/store/daemon-lock');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = openDb(join(dataDir, 'companion.db'));
+  const lock = tryLockDataDir(dataDir);
+  if (lock === null) {
+    const holder = recordedHolder(dataDir);
+    return {
+      code: 1,
+      message: `a daemon holds ${dataDir} (${describeHolder(holder)}) but ${holder.url ? `does not answer at ${holder.url}` : 'is not listening yet'}: nothing was changed; try again when it answers, or stop it first`,
+      path: 'database',
+    };
+  }
+  let db;
+  try {
+    db = openDb(join(dataDir, 'companion.db'));
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
   try {
     const settings = new SettingsRepo(db);
     if (enabled === null)
@@ -86,6 +104,7 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
     };
   } finally {
     db.close();
+    lock.release();
   }
 }
 

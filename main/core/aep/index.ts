@@ -18,3 +18,11 @@ export {
   type RedactOptions,
 } from './redact';
 export { contentDigest, canonicalJson } from './content-digest';
+export { parseBoundedJson, depthExceededAt, exceedsDepth, MAX_JSON_DEPTH, type JsonBounds } from './bounded-json';
+export {
+  envelopeBoundsError,
+  hasControlCharacter,
+  MAX_ROUTING_LENGTH,
+  MAX_SOURCE_LENGTH,
+  MAX_EXTENSION_LENGTH,
+} from './envelope-bounds';

@@ -3,7 +3,9 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { err, ok, type Result } from '../../../common/result';
 import { captureViolation } from './capture-honor';
+import { parseBoundedJson } from './bounded-json';
 import { CORE_ATTRIBUTES, isCoreAttribute } from './core-attributes';
+import { envelopeBoundsError } from './envelope-bounds';
 import { diagnosticValidators, fastValidators, reportable } from './schema-validators';
 import { typeGrammarError } from './type-grammar';
 
@@ -31,6 +33,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  */
 export function validateEvent(value: unknown): Result<AepEvent, 'invalid-event'> {
   if (!isPlainObject(value)) return invalid('AEP-0001 §5: an event must be a JSON object');
+  const bounds = envelopeBoundsError(value);
+  if (bounds !== undefined) return invalid(bounds);
   const v = fastValidators();
   if (!v.envelope(value)) return invalid(describeEnvelope(value));
   const type = value.type as string;
@@ -52,15 +56,14 @@ export function validateEvent(value: unknown): Result<AepEvent, 'invalid-event'>
   return ok(value as AepEvent);
 }
 
-/** Parses one JSON text and validates it as an event; malformed JSON gets its own clear message. */
+/**
+ * Parses one JSON text (nesting bounded, `bounded-json.ts`) and validates it as an event; malformed
+ * or too deeply nested JSON gets its own clear message.
+ */
 export function parseEventJson(text: string): Result<AepEvent, 'invalid-event'> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return invalid(`malformed JSON: ${(e as Error).message}`);
-  }
-  return validateEvent(value);
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return invalid(parsed.error.message);
+  return validateEvent(parsed.value);
 }
 
 /** At most one offset variant per citation (AEP-0002 §5.2 `citation`); the open schema cannot close this. */

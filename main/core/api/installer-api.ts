@@ -14,6 +14,7 @@ import {
   applyInstall,
   detectVendors,
   planInstall,
+  repairHookPorts,
   runDoctor,
   uninstall,
   type InstallerEnv,
@@ -108,6 +109,7 @@ const STATUS: Readonly<Record<InstallerErrorCode, number>> = {
   'missing-project': 400,
   'write-failed': 500,
   busy: 409,
+  'unsafe-path': 409,
 };
 
 function refusal(error: { code: InstallerErrorCode; message: string }): ApiReply {
@@ -166,6 +168,12 @@ export function installerApi(envFor: (surface: Surface) => InstallerEnv | null):
       handle: async (input) => {
         const env = envFor('console');
         return env ? runDoctor(input, env) : UNAVAILABLE();
+      },
+    },
+    'POST /api/installer/repair': {
+      handle: async () => {
+        const env = envFor('console');
+        return env ? repairHookPorts(env) : UNAVAILABLE();
       },
     },
   };

@@ -1,12 +1,25 @@
-/** `GET /api/status`: version, process, URL, counts and hook activity of the running daemon. */
+/**
+ * `GET /api/status`: version, process, URL, counts and hook activity of the running daemon, and
+ * the installed HTTP hooks that post to another port (the status bar offers the reinstall).
+ */
+import { RESTART_SETTINGS, type SettingKey } from '../../../common/settings';
 import type { DaemonContext } from '../daemon-context';
+import { hookPortMismatches } from '../installer/hook-ports';
 import type { ApiHandlers } from './index';
 
 /** The status handler. */
 export function statusApi(ctx: DaemonContext): ApiHandlers {
+  // Registered at start: what the restart-needing settings were when this daemon started.
+  const atStart = new Map(RESTART_SETTINGS.map((k) => [k, JSON.stringify(ctx.settings.get(k))]));
+  const restartNeeded = (): SettingKey[] =>
+    RESTART_SETTINGS.filter((k) => JSON.stringify(ctx.settings.get(k)) !== atStart.get(k));
   return {
     'GET /api/status': {
-      handle: () => {
+      handle: async () => {
+        const hookPortMismatch = await hookPortMismatches({
+          dataDir: ctx.dataDir,
+          daemonUrl: ctx.url,
+        }).catch(() => []);
         const stored = ctx.eventStore.counts();
         const live = ctx.relay.counts();
         return {
@@ -23,6 +36,8 @@ export function statusApi(ctx: DaemonContext): ApiHandlers {
             subscribers: live.subscribers,
           },
           lastHook: ctx.lastHooks(),
+          hookPortMismatch,
+          restartNeeded: restartNeeded(),
         };
       },
     },

@@ -8,7 +8,7 @@ import type { ControlAcks } from '../steering/control-acks';
 import { commandOrigin } from '../steering/instruct-command';
 import type { PermissionLoop } from '../steering/permission-loop';
 import type { SteeringEngine } from '../steering/steering-engine';
-import type { AuditSink, VendorChannel } from '../steering/steering-types';
+import type { AuditSink, DurableLog, VendorChannel } from '../steering/steering-types';
 
 /** What the router dispatches to. */
 export interface CommandRouterDeps {
@@ -17,6 +17,8 @@ export interface CommandRouterDeps {
   readonly acks: ControlAcks;
   readonly audit: AuditSink;
   readonly channel: (vendor: VendorId) => VendorChannel;
+  /** Commits a nack with its audit row and ack event together. */
+  readonly durable: DurableLog;
 }
 
 /** The command handler of one vendor's emitter. */
@@ -27,18 +29,20 @@ export function commandRouter(vendor: VendorId, deps: CommandRouterDeps): (comma
     const channel = deps.channel(vendor);
     const recorded = deps.acks.recorded(command);
     if (recorded) return deps.acks.resend(channel, recorded);
-    const decided = deps.acks.decide(channel, command, { accepted: false, reason: 'unsupported', detail: `${command.type} is not accepted here` });
-    if (!decided) return;
     const origin = commandOrigin(command);
-    deps.audit({
-      actor: origin.actor,
-      surface: origin.surface,
-      action: 'control.rejected',
-      session: command.session ?? null,
-      commandId: command.id,
-      outcome: 'rejected',
-      detail: { type: command.type, reason: 'unsupported' },
+    const { sent } = deps.durable.commit((keep) => {
+      const detail = `${command.type} is not accepted here`;
+      if (!deps.acks.decide(channel, command, { accepted: false, reason: 'unsupported', detail }, keep)) return;
+      deps.audit({
+        actor: origin.actor,
+        surface: origin.surface,
+        action: 'control.rejected',
+        session: command.session ?? null,
+        commandId: command.id,
+        outcome: 'rejected',
+        detail: { type: command.type, reason: 'unsupported' },
+      });
     });
-    await decided.sent;
+    await sent;
   };
 }

@@ -7,6 +7,7 @@ import { isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
 import { readJsonBody, sendJson } from '../server/http-util';
 import type { HttpRoute } from '../server/route-table';
 import type { ServerResponse } from 'node:http';
+import type { Handover } from '../steering/steering-engine';
 import type { HangUp } from '../steering/steering-types';
 import type { HookService } from './hook-service';
 
@@ -25,6 +26,21 @@ function hangUpOf(res: ServerResponse): HangUp {
       });
     },
   };
+}
+
+/**
+ * Settles a hand-over by what became of its reply: delivered once the reply was written in full
+ * (`finish`), dropped (`reply-not-written`) when the vendor hung up first.
+ */
+function settleOnWrite(res: ServerResponse, handover: Handover): void {
+  if (res.destroyed) {
+    void handover.settle(false);
+    return;
+  }
+  res.once('finish', () => void handover.settle(true));
+  res.once('close', () => {
+    if (!res.writableFinished) void handover.settle(false);
+  });
 }
 
 /** The hook route over a hook service. */
@@ -50,7 +66,15 @@ export function hookRoute(service: HookService, onHook: (vendor: VendorId) => vo
         const q = ctx.url.searchParams;
         const optIns = { instruct: q.get('instruct') === '1', permissions: q.get('permissions') === '1' };
         const outcome = await service.handle(vendor, body.value, optIns, hangUpOf(res));
-        sendJson(res, outcome.status, outcome.body);
+        const handover = outcome.status === 200 ? outcome.handover : undefined;
+        if (handover) settleOnWrite(res, handover);
+        try {
+          sendJson(res, outcome.status, outcome.body);
+        } catch (error) {
+          // Settled first: the fallback `{}` below must not count as the hand-over's reply.
+          if (handover) void handover.settle(false);
+          throw error;
+        }
       } catch (error) {
         // Never block an agent on our failure: answer "nothing to say" at once.
         service.failed(vendor, null, null, error);

@@ -3,9 +3,9 @@
  * events, then build the reply: a held permission decision, steering for an eligible moment, or
  * nothing. An internal error never blocks the agent: it is logged and audited, and the reply is empty.
  */
-import type { VendorId } from '../../../common/vendors';
+import { DOCTOR_SESSION, type VendorId } from '../../../common/vendors';
 import type { Logger } from '../logger';
-import type { SteeringEngine } from '../steering/steering-engine';
+import type { Handover, SteeringEngine } from '../steering/steering-engine';
 import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
@@ -26,7 +26,8 @@ export interface HookOptIns {
 
 /** What the HTTP layer sends back: the vendor reply, or a 400 for a payload that is not a hook call. */
 export type HookOutcome =
-  | { readonly status: 200; readonly body: HookReply }
+  /** `handover`: instructions the reply carries; the HTTP layer settles it once the reply was written (or not). */
+  | { readonly status: 200; readonly body: HookReply; readonly handover?: Handover }
   | { readonly status: 400; readonly body: { readonly error: 'invalid-payload'; readonly detail: string } };
 
 /** What the service is built from. */
@@ -44,14 +45,33 @@ export interface HookServiceDeps {
 
 /** Handles hook calls for every vendor. */
 export class HookService {
+  private readonly running = new Set<Promise<HookOutcome>>();
+
   constructor(private readonly deps: HookServiceDeps) {}
 
   /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
   async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+    const run = this.handleCall(vendor, payload, optIns, hangUp);
+    this.running.add(run);
+    try {
+      return await run;
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  /** Resolves once no hook call is being handled (shutdown: before the emitters close). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
     const adapter = this.deps.adapter(vendor);
     const parsed = adapter.parse(payload);
     if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
     const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
+    // Doctor's synthetic hook proves the route answers; it is no agent session and is never listed.
+    if (parsed.value.session === DOCTOR_SESSION) return empty;
     let call = parsed.value;
     try {
       const { tracker, engine, permissions } = this.deps;
@@ -82,7 +102,9 @@ export class HookService {
         engine.sessionEnded(vendor, call.session);
       }
       const events = emitter.stampMapped(call.session, outcome.events);
-      this.sendLogged(emitter, events, vendor, call.session);
+      // Durable before the reply: the vendor hears back only once its events are committed. The
+      // store group-commits every admit of one event-loop turn, so this costs at most one turn.
+      await emitter.send(events);
       if (ends) {
         tracker.ended(vendor, call.session);
         return empty;
@@ -96,10 +118,12 @@ export class HookService {
 
       // A vendor that already hung up would never read the reply: nothing is handed over then.
       if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !hangUp?.happened) {
-        const text = engine.deliver(vendor, call.session, call.moment);
-        if (text !== null) {
-          const reply = adapter.steeringReply(call, text);
-          if (reply.ok) return { status: 200, body: reply.value };
+        const handover = engine.deliver(vendor, call.session, call.moment);
+        if (handover !== null) {
+          const reply = adapter.steeringReply(call, handover.text);
+          if (reply.ok) return { status: 200, body: reply.value, handover };
+          // Nothing was written: the instructions are settled as such, never reported delivered.
+          void handover.settle(false);
           this.deps.logger.error('steering reply could not be built after delivery', { vendor, moment: call.moment, error: reply.error.message });
         }
       }
@@ -139,8 +163,4 @@ export class HookService {
     });
   }
 
-  private sendLogged(emitter: VendorEmitter, events: Parameters<VendorEmitter['send']>[0], vendor: VendorId, session: string): void {
-    // Not awaited: the reply must not wait for the commit; the link keeps the order of sends.
-    emitter.send(events).catch((error: unknown) => this.failed(vendor, session, null, error));
-  }
 }

@@ -17,10 +17,14 @@ import { SessionsRepo } from '../store/sessions-repo';
 import { SteeringRepo } from '../store/steering-repo';
 import { auditSink } from '../steering/audit-sink';
 import { ControlAcks } from '../steering/control-acks';
+import { storeDurableLog } from '../steering/durable-log';
 import { KillSwitch } from '../steering/kill-switch';
 import { PermissionLoop, realScheduler, type Scheduler } from '../steering/permission-loop';
 import { SteeringEngine } from '../steering/steering-engine';
+import { provideInstructionQueue } from '../steering/instruction-queue';
 import type { Clock } from '../steering/steering-types';
+import { clineHubDiscoveryPath } from '../../../common/cline';
+import { ClineHub } from './cline-hub/cline-hub';
 import { commandRouter } from './command-router';
 import { hookRoute } from './hook-routes';
 import { HookService } from './hook-service';
@@ -65,11 +69,20 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const epochs = new EpochsRepo(ctx.db);
     const acks = new ControlAcks(steeringRepo, clock);
     const killSwitch = new KillSwitch(ctx.settings, audit);
+    // Steering rows, audit rows and the events that report them commit in one transaction.
+    const durable = storeDurableLog(ctx.db, ctx.eventStore, log);
 
     const emitters = new Map<VendorId, VendorEmitter>();
+    const lastSeq = ctx.db.prepare(
+      'SELECT seq FROM events WHERE session = ? AND ord_epoch = ? AND source = ? AND seq IS NOT NULL ORDER BY ord_seq DESC LIMIT 1',
+    );
     for (const vendor of VENDORS) {
       const link = ctx.relay.attachEmitter({ agent: vendor, instance: EMITTER_INSTANCE });
-      emitters.set(vendor, new VendorEmitter(vendor, link, epochs.next(`${vendor}/${EMITTER_INSTANCE}`), clock, ulid));
+      const epoch = epochs.next(`${vendor}/${EMITTER_INSTANCE}`);
+      // A session whose state was let go (idle, or the least recently used) resumes after its last stored seq.
+      const resumeSeq = (session: string): number =>
+        (lastSeq.get(session, epoch, sessionSource(vendor, session)) as { seq: number } | undefined)?.seq ?? 0;
+      emitters.set(vendor, new VendorEmitter(vendor, link, epoch, clock, ulid, { resumeSeq }));
     }
     const emitter = (vendor: VendorId): VendorEmitter => emitters.get(vendor) as VendorEmitter;
 
@@ -84,7 +97,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
       profile: (vendor) => vendorAdapter(vendor).profile,
       channel: emitter,
-      atomic: (fn) => ctx.db.transaction(fn)(),
+      durable,
     });
     const permissions = new PermissionLoop({
       acks,
@@ -96,6 +109,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       schedule: options.schedule ?? realScheduler,
       channel: emitter,
       adapter: vendorAdapter,
+      durable,
     });
     const tracker = new SessionTracker({
       sessions,
@@ -104,18 +118,36 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       steeringEnabled: () => killSwitch.enabled,
       idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
       clock,
+      vendors: VENDORS,
+      // Cline is steered through its hub: its verbs are declared only while the hub can carry them.
+      steeringVerbs: (vendor, session) => (vendor === 'cline' ? clineHub.verbs(session) : undefined),
     });
     const mappingContext = (permissionLoop: boolean): MappingContext => ({
       capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
-      redact: (text) => redact(text),
+      // The daemon's own tokens are always secret values (rule b), whatever the operator configured.
+      redact: (text) => redact(text, { secretValues: [ctx.tokens.operator, ctx.tokens.hook] }),
       newRunId: ulid,
       permissionLoop,
+    });
+    const clineHub: ClineHub = new ClineHub({
+      discoveryPath: ctx.installerHost ? clineHubDiscoveryPath(ctx.installerHost.home) : null,
+      emitter: emitter('cline'),
+      acks,
+      audit,
+      durable,
+      logger: createLogger('cline-hub'),
+      sessions,
+      context: () => mappingContext(true),
+      steeringEnabled: () => killSwitch.enabled,
+      redeclare: () => tracker.redeclareAll(),
+      sessionEnded: (session) => tracker.ended('cline', session),
     });
     const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
 
     const unsubscribers: (() => void)[] = [];
     // Sessions of other AEP emitters (POST /events, WS emitters) join the sessions list as they are admitted.
     unsubscribers.push(
+      ctx.relay.onAdmitted((events) => clineHub.admitted(events)),
       ctx.relay.onAdmitted((events) => {
         const nowMs = clock();
         for (const e of events) {
@@ -125,8 +157,8 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       }),
     );
     for (const vendor of VENDORS) {
-      const route = commandRouter(vendor, { engine, permissions, acks, audit, channel: emitter });
-      unsubscribers.push(emitter(vendor).onCommand(route));
+      const route = commandRouter(vendor, { engine, permissions, acks, audit, channel: emitter, durable });
+      unsubscribers.push(emitter(vendor).onCommand(vendor === 'cline' ? clineHub.route(route) : route));
     }
     // What a previous run left queued is settled before any new hook can deliver it.
     engine.reconcile();
@@ -151,6 +183,8 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     timer?.unref?.();
 
     const disposers: Disposer[] = [
+      // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
+      provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock }),
       ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, new Date(clock()).toISOString()))),
       ctx.api.register({
         ...steeringApi(killSwitch),
@@ -163,9 +197,15 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
 
     return async () => {
       if (timer) clearInterval(timer);
-      // Held hooks are freed with an empty reply: the vendors fall back to their own dialogs.
-      permissions.close();
+      clineHub.close();
+      // Drain: new commands are nacked (busy, shutting down) and those under way are decided.
+      await engine.drain();
+      // Held hooks are dismissed (committed) and freed with an empty reply: the vendors fall back to their own dialogs.
+      await permissions.close();
       for (const dispose of disposers.reverse()) await dispose();
+      // Hooks already being handled finish (their events committed) before the emitters close.
+      await service.settled();
+      await engine.handoversSettled();
       for (const unsubscribe of unsubscribers) unsubscribe();
       killSwitch.close();
       for (const e of emitters.values()) e.close();

@@ -18,6 +18,13 @@ export interface SessionTrackerDeps {
   readonly steeringEnabled: () => boolean;
   readonly idleExpiryMs: () => number;
   readonly clock: Clock;
+  /**
+   * The steering verbs of a session of a vendor steered otherwise than by `instruct` (Cline: the
+   * hub's verbs, only while it is reachable), or undefined for the vendor's instruct verb.
+   */
+  readonly steeringVerbs?: (vendor: VendorId, session: string) => readonly string[] | undefined;
+  /** The vendors whose emitters the idle sweep trims (the daemon passes all). */
+  readonly vendors?: readonly VendorId[];
 }
 
 /** One hook call's facts about its session. */
@@ -82,17 +89,19 @@ export class SessionTracker {
   }
 
   /**
-   * Marks sessions idle after the idle expiry without hooks. Vendors that never announce an end
-   * also release the claim then (their queue is dropped by the steering engine's own sweep).
+   * Marks sessions idle after the idle expiry without hooks, and lets go of their claim and
+   * in-memory state, whatever the vendor: some never announce an end, and those that do skip it in
+   * some modes (their queue is dropped by the steering engine's own sweep). A hook that comes back
+   * makes the session active and declared again. Ended sessions' state goes at the same age.
    */
   sweepIdle(): number {
-    const stale = this.deps.sessions.staleActive(this.deps.clock() - this.deps.idleExpiryMs());
+    const before = this.deps.clock() - this.deps.idleExpiryMs();
+    const stale = this.deps.sessions.staleActive(before);
     for (const row of stale) {
       this.deps.sessions.setState(row.source, row.session, 'idle');
-      if (row.vendor !== null && this.deps.adapter(row.vendor).profile.sessionEndMoment === null) {
-        this.deps.emitter(row.vendor).release(row.session);
-      }
+      if (row.vendor !== null) this.deps.emitter(row.vendor).forget(row.session);
     }
+    for (const vendor of this.deps.vendors ?? []) this.deps.emitter(vendor).forgetIdle(before);
     return stale.length;
   }
 
@@ -117,7 +126,7 @@ export class SessionTracker {
         instruct: row.instructOptIn && this.deps.steeringEnabled(),
         permissions: row.permissionsOptIn && profile.permissionMoments.length > 0,
       },
-      instructType(row.vendor),
+      this.deps.steeringVerbs?.(row.vendor, row.session) ?? instructType(row.vendor),
     );
   }
 }

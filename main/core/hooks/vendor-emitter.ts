@@ -17,10 +17,25 @@ export const ACK_WINDOW_MS = 10_000;
 /** Correlation keys remembered per session for cause links; older ones fall off first. */
 const MAX_CAUSE_KEYS = 2_000;
 
+/** Sessions whose state (seq, mapping, cause keys) is kept in memory; the least recently used go first. */
+export const MAX_TRACKED_SESSIONS = 5_000;
+
 interface SessionSeq {
   seq: number;
   mapping: MappingState;
   readonly causes: Map<string, string>;
+  lastUsedMs: number;
+}
+
+/** Bounds and recovery of the per-session state. */
+export interface VendorEmitterOptions {
+  /** At most this many sessions are held (default MAX_TRACKED_SESSIONS). */
+  readonly maxSessions?: number;
+  /**
+   * The highest seq this emitter's epoch already used in a session (0 when none): a session whose
+   * state was let go resumes after it, so a position is never reused.
+   */
+  readonly resumeSeq?: (session: string) => number;
 }
 
 /** The source URI of a vendor session (AEP-0001 §5.1 recommended form). */
@@ -44,6 +59,7 @@ export class VendorEmitter implements VendorChannel {
     readonly epoch: number,
     private readonly clock: Clock,
     private readonly newId: () => string,
+    private readonly options: VendorEmitterOptions = {},
   ) {}
 
   /** The session's mapping state (runs, open tools) carried between hook calls. */
@@ -127,9 +143,13 @@ export class VendorEmitter implements VendorChannel {
     return events.length === 0 ? Promise.resolve() : this.link.emit(events);
   }
 
-  /** Claims the session with the verbs it accepts now; a no-op when the declaration is unchanged. */
-  declare(session: string, d: Declaration, instructType: string): void {
-    const accepts = [...(d.instruct ? [instructType] : []), ...(d.permissions ? ['control.attention.respond'] : [])];
+  /**
+   * Claims the session with the verbs it accepts now; a no-op when the declaration is unchanged.
+   * `instructType` is the steering verb, or the list of them for a vendor steered otherwise (Cline).
+   */
+  declare(session: string, d: Declaration, instructType: string | readonly string[]): void {
+    const steering = typeof instructType === 'string' ? [instructType] : instructType;
+    const accepts = [...new Set([...(d.instruct ? steering : []), ...(d.permissions ? ['control.attention.respond'] : [])])];
     const key = accepts.join(' ');
     if (this.declared.get(session) === key) return;
     const control: ControlCapability = { accepts, ack_window_ms: ACK_WINDOW_MS };
@@ -151,6 +171,33 @@ export class VendorEmitter implements VendorChannel {
     }
   }
 
+  /**
+   * Lets go of the in-memory state of a session (claim included); a later event resumes after the
+   * highest position the store holds for it.
+   */
+  forget(session: string): void {
+    this.link.release(session);
+    this.declared.delete(session);
+    this.sessions.delete(session);
+  }
+
+  /** Lets go of every session not used since `beforeMs` (ended or silent ones); returns how many. */
+  forgetIdle(beforeMs: number): number {
+    let forgotten = 0;
+    // Map order is least recently used first: stop at the first one used since.
+    for (const [session, s] of this.sessions) {
+      if (s.lastUsedMs >= beforeMs) break;
+      this.forget(session);
+      forgotten += 1;
+    }
+    return forgotten;
+  }
+
+  /** How many sessions are held in memory. */
+  get tracked(): number {
+    return this.sessions.size;
+  }
+
   /** Subscribes to the commands the relay routes to this vendor's sessions. */
   onCommand(handler: (command: AepEvent) => Promise<void>): () => void {
     return this.link.onCommand((command) => handler(command));
@@ -167,8 +214,19 @@ export class VendorEmitter implements VendorChannel {
   }
 
   private seqOf(session: string): SessionSeq {
+    const now = this.clock();
     let s = this.sessions.get(session);
-    if (!s) this.sessions.set(session, (s = { seq: 0, mapping: INITIAL_MAPPING_STATE, causes: new Map() }));
+    if (s) {
+      s.lastUsedMs = now;
+      // Most recently used last (a delete and set per call keeps the order without a second structure).
+      this.sessions.delete(session);
+      this.sessions.set(session, s);
+      return s;
+    }
+    s = { seq: this.options.resumeSeq?.(session) ?? 0, mapping: INITIAL_MAPPING_STATE, causes: new Map(), lastUsedMs: now };
+    this.sessions.set(session, s);
+    const max = this.options.maxSessions ?? MAX_TRACKED_SESSIONS;
+    while (this.sessions.size > max) this.forget(this.sessions.keys().next().value as string);
     return s;
   }
 }

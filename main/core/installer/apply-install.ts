@@ -7,8 +7,10 @@ import { dirname } from 'node:path';
 import type { InstallOptions, InstallPlan } from '../../../common/api';
 import { err, ok, type Result } from '../../../common/result';
 import { ensureDir, writeFileAtomic } from './atomic-write';
+import { ConfinementError, configRoot } from './confined-path';
 import { auditInstaller } from './audit-write';
 import { saveBackup } from './backups';
+import { applyExtraFiles } from './extra-files';
 import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
 import {
@@ -98,9 +100,16 @@ async function applyLocked(
     if (c.after !== c.before && c.after !== null) {
       await originalBackup();
       createdDirs = [...createdDirs, ...(await ensureDir(dirname(c.path)))];
-      await writeFileAtomic(c.path, c.after);
+      await writeFileAtomic(c.path, c.after, undefined, configRoot(c.path, c.target, env.home));
     }
 
+    const extraFiles = await applyExtraFiles(
+      c.installer,
+      c.path,
+      c.extra,
+      previous?.files ?? [],
+      env,
+    );
     const now = (env.now?.() ?? new Date()).toISOString();
     const entries = c.installer.ourEntries(c.path, c.after);
     const record = {
@@ -121,6 +130,7 @@ async function applyLocked(
           writtenSha256: sha256(c.after ?? ''),
           events: entries.ok ? [...new Set(entries.value.map((e) => e.event))] : [],
         },
+        ...extraFiles,
       ],
     };
     let next = withInstall(
@@ -141,6 +151,14 @@ async function applyLocked(
     await writeManifest(env, next);
   } catch (cause) {
     const message = `writing the ${c.plan.options.vendor} hooks failed: ${(cause as Error).message}`;
+    if (cause instanceof ConfinementError) {
+      auditInstaller(env, 'installer.apply', 'error', {
+        vendor: c.plan.options.vendor,
+        path: c.path,
+        message,
+      });
+      return err('unsafe-path', cause.message);
+    }
     auditInstaller(env, 'installer.apply', 'error', {
       vendor: c.plan.options.vendor,
       path: c.path,

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, parse } from 'node:path';
+import { assertConfined } from './confined-path';
 
 /** Creates missing parent directories and returns those it created, outermost first (for a clean uninstall). */
 export async function ensureDir(dir: string): Promise<string[]> {
@@ -24,9 +25,17 @@ export async function ensureDir(dir: string): Promise<string[]> {
 
 /**
  * Replaces `path` with `text` atomically. A symlinked config (dotfile managers) is written
- * through to its target so the link survives; the original file mode is kept.
+ * through to its target so the link survives, but only while every link stays inside `root`
+ * (default: the file's own folder); otherwise a `ConfinementError` is thrown and nothing is
+ * written. The original file mode is kept.
  */
-export async function writeFileAtomic(path: string, text: string, mode?: number): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  mode?: number,
+  root: string = dirname(path),
+): Promise<void> {
+  await assertConfined(path, root);
   let target = path;
   try {
     target = await realpath(path);

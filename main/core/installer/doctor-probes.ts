@@ -1,8 +1,8 @@
 /** Running one synthetic hook the way the vendor would: POST to the installed URL, or run the installed command. */
 import { spawn } from 'node:child_process';
 import { TOKEN_VAR } from './hook-target';
+import { cleanShellEnv, type RunnableHook } from './doctor-command';
 import { childEnv, type InstallerEnv } from './installer-env';
-import { splitWords } from './split-words';
 import type { HookProbe } from './vendor-installer';
 
 /** What one synthetic hook produced. */
@@ -13,6 +13,8 @@ export interface ProbeOutcome {
   readonly error: string | null;
   /** The reply body as the vendor would see it. */
   readonly reply: string;
+  /** The hook route the launcher reached (command probes), when it said. */
+  readonly url?: string;
 }
 
 /** Whether a reply parses the way vendors parse it (empty is a valid no-op). */
@@ -31,18 +33,24 @@ export function interpolateToken(value: string, token: string): string {
   return value.replaceAll(`\${${TOKEN_VAR}}`, token).replaceAll(`$${TOKEN_VAR}`, token);
 }
 
-/** POSTs the payload to an installed HTTP hook URL. */
+/**
+ * POSTs the payload to an installed HTTP hook route, always at the daemon's own address
+ * (`daemonUrl`): the hook token never goes to whatever port a config names.
+ */
 export async function probeHttp(
   probe: Extract<HookProbe, { kind: 'http' }>,
   payload: unknown,
   token: string,
+  daemonUrl: string,
   timeoutMs: number,
 ): Promise<ProbeOutcome> {
+  const installed = new URL(probe.url);
+  const target = new URL(`${installed.pathname}${installed.search}`, daemonUrl);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   for (const [k, v] of Object.entries(probe.headers))
     headers[k] = interpolateToken(String(v), token);
   try {
-    const res = await fetch(probe.url, {
+    const res = await fetch(target, {
       method: 'POST',
       headers,
       body: JSON.stringify(payload),
@@ -56,16 +64,14 @@ export async function probeHttp(
   }
 }
 
-/** Runs an installed command with the payload on stdin; the shim reports what it reached on stderr. */
+/** Starts an installed hook program (no shell) with the payload on stdin; the shim reports what it reached on stderr. */
 export function probeCommand(
-  probe: Extract<HookProbe, { kind: 'command' }>,
+  hook: RunnableHook,
   payload: unknown,
   env: InstallerEnv,
   timeoutMs: number,
 ): Promise<ProbeOutcome> {
-  const words =
-    probe.runner === 'argv' ? splitWords(probe.command) : ['/bin/sh', '-c', probe.command];
-  const processEnv = { ...childEnv(env), ...probe.env, AEP_HOOK_DOCTOR: '1' };
+  const processEnv = { ...cleanShellEnv(childEnv(env)), ...hook.env, AEP_HOOK_DOCTOR: '1' };
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -76,7 +82,7 @@ export function probeCommand(
       clearTimeout(timer);
       resolve(outcome);
     };
-    const child = spawn(words[0], words.slice(1), {
+    const child = spawn(hook.file, [...hook.args], {
       env: processEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -89,17 +95,19 @@ export function probeCommand(
     child.on('error', (e) => settle({ status: null, error: e.message, reply: '' }));
     child.on('close', (code) => {
       const line = stderr.split('\n').find((l) => l.startsWith('{"aepHookDoctor"'));
-      let report: { status?: number; error?: string } = {};
+      let report: { status?: number; error?: string; url?: string } = {};
       try {
         report = line ? (JSON.parse(line) as { aepHookDoctor: typeof report }).aepHookDoctor : {};
       } catch {
         report = {};
       }
+      const reached = typeof report.url === 'string' ? { url: report.url } : {};
       if (code !== 0)
         return settle({
           status: report.status ?? null,
           error: `the command exited with ${code}: ${stderr.trim().slice(0, 300)}`,
           reply: stdout,
+          ...reached,
         });
       if (!line)
         return settle({
@@ -107,7 +115,12 @@ export function probeCommand(
           error: 'the command did not run the AEP Companion hook shim',
           reply: stdout,
         });
-      settle({ status: report.status ?? null, error: report.error ?? null, reply: stdout });
+      settle({
+        status: report.status ?? null,
+        error: report.error ?? null,
+        reply: stdout,
+        ...reached,
+      });
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(payload));

@@ -7,13 +7,15 @@ import { join } from 'node:path';
 import type { DoctorFinding } from '../../../common/api';
 import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { readConfigText } from './config-file';
-import { probeCommand, probeHttp, replyParses, type ProbeOutcome } from './doctor-probes';
+import { commandFindings, httpFindings, type ProbeContext } from './doctor-hooks';
+import { replyParses, type ProbeOutcome } from './doctor-probes';
 import { TOKEN_VAR } from './hook-target';
 import type { InstallerEnv } from './installer-env';
-import { readManifest, type ManifestInstall } from './manifest';
+import { readManifest, type Manifest, type ManifestInstall } from './manifest';
+import { reinstallCommand } from './reinstall-command';
 import { syntheticPayload } from './synthetic-hook';
 import { VENDOR_INSTALLERS } from './vendors';
-import type { HookProbe } from './vendor-installer';
+import type { HookProbe, OurEntry } from './vendor-installer';
 
 /** What doctor checks: one vendor, or every installed one. */
 export interface DoctorRequest {
@@ -115,13 +117,14 @@ function outcomeFinding(
 
 async function checkInstall(
   install: ManifestInstall,
+  manifest: Manifest,
   env: InstallerEnv,
   token: string,
   tokenFile: string,
 ): Promise<DoctorFinding[]> {
   const vendor = install.vendor;
   const installer = VENDOR_INSTALLERS[vendor];
-  const reinstall = `aep-companion install --vendor ${vendor}${install.scope === 'project' ? ` --scope project --project ${install.project}` : ''}`;
+  const reinstall = reinstallCommand(install);
   const out: DoctorFinding[] = [];
   for (const file of install.files) {
     const read = await readConfigText(file.path);
@@ -153,45 +156,31 @@ async function checkInstall(
     out.push(
       finding(vendor, 'config', true, `${entries.value.length} hook entries in ${file.path}`, null),
     );
-    const probes = new Map<string, HookProbe>();
+    const probes = new Map<string, { probe: HookProbe; entry: OurEntry }>();
     for (const entry of entries.value) {
       const probe = installer.probe(entry);
-      if (probe && !probes.has(probe.kind)) probes.set(probe.kind, probe);
+      if (probe && !probes.has(probe.kind)) probes.set(probe.kind, { probe, entry });
     }
-    const payload = syntheticPayload(vendor, env.home);
-    for (const probe of probes.values()) {
-      if (probe.kind === 'http') {
-        const envToken = env.processEnv?.[TOKEN_VAR];
-        if (!envToken) {
-          out.push(
-            finding(
-              vendor,
-              'token-env',
-              false,
-              `${TOKEN_VAR} is not set in this shell; ${VENDOR_NAMES[vendor]}'s HTTP hooks send it as the hook token`,
-              `Export it where you start ${VENDOR_NAMES[vendor]}: export ${TOKEN_VAR}="$(cat ${tokenFile})" (or reinstall with --transport command).`,
-            ),
-          );
-        } else if (envToken !== token) {
-          out.push(
-            finding(
-              vendor,
-              'token-env',
-              false,
-              `${TOKEN_VAR} in this shell differs from ${tokenFile}`,
-              `Export the current token: export ${TOKEN_VAR}="$(cat ${tokenFile})".`,
-            ),
-          );
-        }
-        const outcome = await probeHttp(probe, payload, envToken ?? token, 5000);
-        out.push(outcomeFinding(vendor, 'hook-http', probe.url, outcome, tokenFile));
-      } else {
-        const outcome = await probeCommand(probe, payload, env, 20_000);
-        out.push(
-          outcomeFinding(vendor, 'hook-command', `\`${probe.command}\``, outcome, tokenFile),
-        );
-      }
+    const context: ProbeContext = {
+      install,
+      manifest,
+      env,
+      token,
+      tokenFile,
+      payload: syntheticPayload(vendor, env.home),
+      file: file.path,
+      outcomeFinding: (v, check, where, outcome) =>
+        outcomeFinding(v, check, where, outcome, tokenFile),
+    };
+    for (const { probe, entry } of probes.values()) {
+      out.push(
+        ...(probe.kind === 'http'
+          ? await httpFindings(probe, context)
+          : await commandFindings(probe, entry, context)),
+      );
     }
+    if (installer.doctorChecks && file === install.files[0])
+      out.push(...(await installer.doctorChecks(install, env)));
     if (installer.retrust) {
       out.push({
         vendor,
@@ -200,7 +189,7 @@ async function checkInstall(
         message: `${VENDOR_NAMES[vendor]} runs these hooks only after you trust them; doctor cannot see that state`,
         remedy:
           vendor === 'codex'
-            ? 'If Codex sessions do not show up, open Codex and trust the hooks with /hooks.'
+            ? 'If Codex sessions do not show up, open Codex and trust the hooks with `/hooks`.'
             : 'If Hermes sessions do not show up, approve the hooks at the Hermes prompt (or start it once with --accept-hooks).',
       });
     }
@@ -258,6 +247,6 @@ export async function runDoctor(
     );
   }
   for (const install of installs)
-    findings.push(...(await checkInstall(install, env, token, tokenFile)));
+    findings.push(...(await checkInstall(install, manifest.value, env, token, tokenFile)));
   return findings;
 }

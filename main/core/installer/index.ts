@@ -15,3 +15,5 @@ export {
   type Transport,
 } from './manifest';
 export { launcherPath } from './hook-target';
+export { hookPortMismatches, describeMismatch } from './hook-ports';
+export { repairHookPorts } from './repair-hooks';

@@ -8,4 +8,6 @@ export type InstallerErrorCode =
   | 'write-failed'
   | 'corrupt-manifest'
   | 'unsupported-transport'
-  | 'busy';
+  | 'busy'
+  /** The config path leaves its project or home through a symbolic link: refused, nothing written. */
+  | 'unsafe-path';

@@ -56,7 +56,7 @@ export interface Manifest {
 }
 
 /** Where the manifest lives. */
-export function manifestPath(env: InstallerEnv): string {
+export function manifestPath(env: Pick<InstallerEnv, 'dataDir'>): string {
   return join(env.dataDir, 'installer', 'manifest.json');
 }
 
@@ -74,7 +74,7 @@ const EMPTY: Manifest = { version: 1, installs: [], shim: null };
 
 /** Reads the manifest; absent is empty, unreadable or malformed is a clear error. */
 export async function readManifest(
-  env: InstallerEnv,
+  env: Pick<InstallerEnv, 'dataDir'>,
 ): Promise<Result<Manifest, InstallerErrorCode>> {
   const path = manifestPath(env);
   const read = await readConfigText(path);

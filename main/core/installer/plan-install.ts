@@ -1,8 +1,11 @@
 /** Planning an install: the exact change per file as a unified diff, before anything is written. */
 import type { FileChange, InstallOptions, InstallPlan } from '../../../common/api';
-import { ok, type Result } from '../../../common/result';
+import { err, ok, type Result } from '../../../common/result';
 import { VENDOR_NAMES } from '../../../common/vendors';
 import { readConfigText } from './config-file';
+import { extraChanges, planExtraFiles, type ExtraFile } from './extra-files';
+import { configRoot, confinementProblem } from './confined-path';
+import { httpPortWarning } from './hook-ports';
 import { jsonEqual } from './json-document';
 import { desiredHooks, resolveTarget } from './install-target';
 import type { InstallerErrorCode } from './installer-error';
@@ -22,6 +25,8 @@ export interface ComputedInstall {
   readonly before: string | null;
   readonly after: string | null;
   readonly shim: ReadonlyArray<{ readonly file: ShimFile; readonly before: string | null }>;
+  /** The further files of one-file-per-event vendors (extra-files.ts). */
+  readonly extra: readonly ExtraFile[];
 }
 
 /** Builds a FileChange with its diff. */
@@ -44,6 +49,8 @@ export async function computeInstall(
   const want = desiredHooks(installer, options);
   if (!want.ok) return want;
   const path = installer.configPath(target.value, env);
+  const unsafe = await confinementProblem(path, configRoot(path, target.value, env.home));
+  if (unsafe) return err('unsafe-path', unsafe);
   const read = await readConfigText(path);
   if (!read.ok) return read;
   const before = read.value;
@@ -64,6 +71,9 @@ export async function computeInstall(
     }
   }
   if (after !== before) changes.push(fileChange(path, before, after));
+  const extra = await planExtraFiles(installer, target.value, want.value, env);
+  if (!extra.ok) return extra;
+  changes.push(...extraChanges(extra.value));
 
   const entriesBefore = installer.ourEntries(path, before);
   const entriesAfter = installer.ourEntries(path, after);
@@ -86,6 +96,7 @@ export async function computeInstall(
       `Applying this changes the hook commands ${VENDOR_NAMES[installer.vendor]} has trusted: it will ask you to trust them again before they run.`,
     );
   }
+  if (want.value.transport === 'http') warnings.push(httpPortWarning(env.daemonUrl));
   if (want.value.instruct) {
     warnings.push(
       `Steering reaches ${VENDOR_NAMES[installer.vendor]} only while the steering kill switch is on (it is off by default).`,
@@ -104,7 +115,17 @@ export async function computeInstall(
     warnings,
     retrustRequired,
   };
-  return ok({ plan, installer, target: target.value, want: want.value, path, before, after, shim });
+  return ok({
+    plan,
+    installer,
+    target: target.value,
+    want: want.value,
+    path,
+    before,
+    after,
+    shim,
+    extra: extra.value,
+  });
 }
 
 /** The plan of an install: the exact changes as unified diffs, the warnings, and whether the vendor will ask for trust again. */

@@ -7,13 +7,15 @@
 import { join } from 'node:path';
 import { LAUNCHER_NAME } from './hook-target';
 import type { HookRuntime, InstallerEnv } from './installer-env';
+import { emptyOutputTable, heldMomentsTable } from './shim-tables';
 
 /** File name of the Node script next to the launcher. */
 export const SHIM_SCRIPT_NAME = `${LAUNCHER_NAME}.mjs`;
 
 // Fail-open by construction: every path ends in finish(), which prints the vendor's empty reply
-// (nothing for Codex, whose output schemas are strict and whose no-op is empty stdout; \`{}\` for the
-// others, as \`aep-companion hook\` does) and exits 0. The daemon's own "nothing to say" (an empty
+// (the EMPTY table, generated from the vendor adapters: nothing for Codex, whose output schemas are
+// strict and whose no-op is empty stdout; \`{}\` for the others) and exits 0. HELD, the moments the
+// daemon may hold, is generated from the adapters too (shim-tables.ts). The daemon's own "nothing to say" (an empty
 // JSON object) is printed as that same empty reply. A stopped daemon refuses the
 // loopback connection at once; a hung one is cut off by the deadline, far inside the vendor's
 // hook timeout. Permission moments get a long deadline only when the permission loop is opted in,
@@ -27,13 +29,8 @@ import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const HELD = {
-  'claude-code': ['PermissionRequest', 'Elicitation'],
-  codex: ['PermissionRequest'],
-  'qwen-code': ['PermissionRequest'],
-  vscode: ['PreToolUse'],
-  hermes: ['pre_tool_call'],
-};
+const HELD = ${JSON.stringify(heldMomentsTable())};
+const EMPTY = ${JSON.stringify(emptyOutputTable())};
 const env = process.env;
 const args = process.argv.slice(2);
 let vendor = '';
@@ -43,7 +40,7 @@ for (let i = 0; i < args.length; i++) {
   else if (!vendor) vendor = args[i];
 }
 if (!dataDir) dataDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const empty = vendor === 'codex' ? '' : '{}';
+const empty = Object.hasOwn(EMPTY, vendor) ? EMPTY[vendor] : '{}';
 let done = false;
 
 function finish(out, report) {

@@ -3,10 +3,10 @@
  * plainly named fallback, under a session id that says where it came from, so a check never
  * looks like agent activity.
  */
-import type { VendorId } from '../../../common/vendors';
+import { DOCTOR_SESSION, type VendorId } from '../../../common/vendors';
 
-/** The session id of doctor's synthetic hooks. */
-export const DOCTOR_SESSION = 'aep-companion-doctor';
+/** The session id of doctor's synthetic hooks (the hook route records nothing of it). */
+export { DOCTOR_SESSION };
 
 /** A harmless hook payload in the vendor's own shape. */
 export function syntheticPayload(vendor: VendorId, cwd: string): Record<string, unknown> {
@@ -37,6 +37,14 @@ export function syntheticPayload(vendor: VendorId, cwd: string): Record<string, 
         session_id: DOCTOR_SESSION,
         cwd,
         extra: {},
+      };
+    case 'cline':
+      return {
+        hookName: 'aep_companion_doctor',
+        taskId: DOCTOR_SESSION,
+        sessionContext: { rootSessionId: DOCTOR_SESSION },
+        workspaceRoots: [cwd],
+        timestamp: new Date(0).toISOString(),
       };
   }
 }

@@ -9,9 +9,16 @@ import type { InstallPlan, InstallScope } from '../../../common/api';
 import { err, ok, type Result } from '../../../common/result';
 import type { VendorId } from '../../../common/vendors';
 import { writeFileAtomic } from './atomic-write';
+import { configRoot, confinementProblem } from './confined-path';
 import { auditInstaller } from './audit-write';
 import { saveBackup } from './backups';
 import { readConfigText } from './config-file';
+import {
+  applyExtraUninstall,
+  extraChanges,
+  planExtraUninstall,
+  type ExtraFile,
+} from './extra-files';
 import { resolveTarget } from './install-target';
 import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
@@ -40,10 +47,14 @@ interface ComputedUninstall {
   readonly manifest: Manifest;
   readonly key: { vendor: VendorId; scope: InstallScope; project: string | null };
   readonly path: string;
+  /** The root the write is confined to (see confined-path.ts). */
+  readonly root: string;
   readonly before: string | null;
   readonly after: string | null;
   readonly file: ManifestFile | undefined;
   readonly shim: ReadonlyArray<{ path: string; before: string }>;
+  /** The further files recorded for one-file-per-event vendors (extra-files.ts). */
+  readonly extra: readonly ExtraFile[];
 }
 
 async function restoredBase(file: ManifestFile): Promise<string | null | undefined> {
@@ -69,6 +80,9 @@ async function computeUninstall(
   const record = findInstall(manifest.value, key.vendor, key.scope, key.project);
   const path = record?.files[0]?.path ?? installer.configPath(target.value, env);
   const file = record?.files.find((f) => f.path === path);
+  const root = configRoot(path, target.value, env.home);
+  const unsafe = await confinementProblem(path, root);
+  if (unsafe) return err('unsafe-path', unsafe);
   const read = await readConfigText(path);
   if (!read.ok) return read;
   const before = read.value;
@@ -89,6 +103,8 @@ async function computeUninstall(
     }
   }
 
+  const extra = await planExtraUninstall(installer, record, env);
+  if (!extra.ok) return extra;
   const remaining = withInstall(manifest.value, key, null);
   const shim: Array<{ path: string; before: string }> = [];
   if (remaining.installs.length === 0 && manifest.value.shim) {
@@ -100,6 +116,7 @@ async function computeUninstall(
   }
   const changes = [
     ...(after !== before ? [fileChange(path, before, after)] : []),
+    ...extraChanges(extra.value),
     ...shim.map((s) => fileChange(s.path, s.before, null)),
   ];
   const plan: InstallPlan = {
@@ -117,7 +134,18 @@ async function computeUninstall(
         : [`no AEP Companion hooks were found for this vendor in ${path}`],
     retrustRequired: false,
   };
-  return ok({ plan, manifest: manifest.value, key, path, before, after, file, shim });
+  return ok({
+    plan,
+    manifest: manifest.value,
+    key,
+    path,
+    root,
+    before,
+    after,
+    file,
+    shim,
+    extra: extra.value,
+  });
 }
 
 /** The plan of an uninstall (nothing written). */
@@ -163,10 +191,12 @@ async function uninstallLocked(
   }
   const c = computed.value;
   try {
+    // The extra files go first, so the config file's created folders are empty when it goes.
+    await applyExtraUninstall(VENDOR_INSTALLERS[c.key.vendor], c.extra, env);
     if (c.after !== c.before && c.before !== null) {
       await saveBackup(env, c.key.vendor, c.path, c.before, 'original');
       if (c.after === null) await rm(c.path, { force: true });
-      else await writeFileAtomic(c.path, c.after);
+      else await writeFileAtomic(c.path, c.after, undefined, c.root);
       if (c.after === null) await removeEmptyDirs(c.file?.createdDirs ?? []);
     }
     let next = withInstall(c.manifest, c.key, null);

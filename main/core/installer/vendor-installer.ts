@@ -1,11 +1,11 @@
 /** The contract every per-vendor installer module fulfils (one module per vendor under ./vendors). */
-import type { InstallScope } from '../../../common/api';
+import type { DoctorFinding, InstallScope } from '../../../common/api';
 import type { Result } from '../../../common/result';
 import type { VendorId } from '../../../common/vendors';
 import type { OptIns } from './hook-target';
 import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
-import type { Transport } from './manifest';
+import type { ManifestInstall, Transport } from './manifest';
 
 /** Where an install goes: the user's config, or one project's. */
 export interface InstallTarget {
@@ -38,7 +38,7 @@ export type HookProbe =
       readonly event: string;
       readonly command: string;
       readonly env: Readonly<Record<string, string>>;
-      /** `shell`: run through sh -c; `argv`: split into words and spawned without a shell. */
+      /** How the vendor runs it (`shell`: through sh; `argv`: split into words). Doctor runs neither: only the recorded launcher or script, without a shell (doctor-command.ts). */
       readonly runner: 'shell' | 'argv';
     };
 
@@ -81,4 +81,13 @@ export interface VendorInstaller {
   needsLauncher(want: DesiredHooks): boolean;
   /** Known traps for this target. */
   warnings(context: WarningContext): Promise<string[]>;
+  /**
+   * Vendors with one file per hook event (Cline): the install's further files beside `configPath`,
+   * edited, backed up, recorded and removed like it (see extra-files.ts).
+   */
+  extraFiles?(target: InstallTarget, env: InstallerEnv): readonly string[];
+  /** The mode our written files get (executable hook scripts); absent: the file's own or 0644. */
+  readonly fileMode?: number;
+  /** Vendor-specific doctor findings for an install (beyond the synthetic hooks). */
+  doctorChecks?(install: ManifestInstall, env: InstallerEnv): Promise<DoctorFinding[]>;
 }

@@ -6,8 +6,13 @@
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { ControlCapability, RosterEntry } from '../../../common/aep/frames';
 
+/** Sessions remembered per rule (companion-owned, introducer) before the oldest are forgotten. */
+export const MAX_REMEMBERED_SESSIONS = 100_000;
+
 /** An emitter party that can claim sessions and receive commands. */
 export interface Claimant {
+  /** True for the companion's own in-process adapters: their sessions are never claimable from outside. */
+  readonly internal?: boolean;
   readonly agent: string | undefined;
   readonly instance: string | undefined;
   readonly emits: readonly string[] | undefined;
@@ -17,13 +22,61 @@ export interface Claimant {
   deliverCommand(event: AepEvent, json: string): void;
 }
 
-/** The claim set of one relay. */
+/** Adds `key` to a bounded insertion-ordered map, forgetting the oldest entry past the bound. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_REMEMBERED_SESSIONS) map.delete(map.keys().next().value as string);
+}
+
+/**
+ * The claim set of one relay. Outside emitters (WS connections, any token) claim under a rule: a
+ * session the companion's own adapters emitted or claimed is theirs alone (an internal claim even
+ * evicts outside claimants), and an outside emitter may only claim a session it introduced: the
+ * `source` of the first event the relay saw in that session must be its own.
+ */
 export class ClaimRegistry {
   private readonly bySession = new Map<string, Set<Claimant>>();
   private readonly byClaimant = new Map<Claimant, Set<string>>();
+  /** Sessions the companion's in-process adapters emitted into or claimed. */
+  private readonly companion = new Map<string, true>();
+  /** The source that introduced each session seen from outside. */
+  private readonly introducers = new Map<string, string>();
+
+  /** Records that an in-process adapter emitted into `session`. */
+  markCompanion(session: string): void {
+    if (!this.companion.has(session)) remember(this.companion, session, true);
+  }
+
+  /** Records the first source seen in `session` (any binding); later sources do not replace it. */
+  noteSource(session: string, source: string): void {
+    if (!this.companion.has(session) && !this.introducers.has(session))
+      remember(this.introducers, session, source);
+  }
+
+  /**
+   * Claims `session` for an outside emitter whose event carries `source`; returns the refusal text
+   * when the rule forbids it (the caller refuses the event too).
+   */
+  claimFromOutside(session: string, source: string, claimant: Claimant): string | undefined {
+    if (this.companion.has(session))
+      return `session ${session} belongs to one of the companion's own adapters; an outside emitter cannot claim it`;
+    const introducer = this.introducers.get(session);
+    if (introducer !== undefined && introducer !== source)
+      return `session ${session} was introduced by another emitter; an emitter may only claim sessions it introduced (source ${introducer})`;
+    if (introducer === undefined) remember(this.introducers, session, source);
+    this.claim(session, claimant);
+    return undefined;
+  }
 
   /** Records that `claimant` owns `session` (idempotent). */
   claim(session: string, claimant: Claimant): void {
+    if (claimant.internal === true) {
+      this.markCompanion(session);
+      this.introducers.delete(session);
+      for (const other of this.claimants(session))
+        if (other.internal !== true) this.release(session, other);
+    }
     let set = this.bySession.get(session);
     if (!set) this.bySession.set(session, (set = new Set()));
     set.add(claimant);

@@ -50,6 +50,7 @@ export interface EmitterLink {
 
 /** The implementation behind `Relay.attachEmitter`. */
 export class InProcessEmitter implements EmitterLink, Claimant {
+  readonly internal = true;
   readonly agent: string;
   readonly instance: string;
   readonly emits: readonly string[] | undefined;
@@ -103,6 +104,7 @@ export class InProcessEmitter implements EmitterLink, Claimant {
           `${event.type} is a command: send it with relay.sendCommand`,
         );
       items.push({ event, json: JSON.stringify(event) });
+      if (event.session !== undefined) this.claims.markCompanion(event.session);
     }
     if (items.length > 0) await this.ingest(items);
   }

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isCommandType } from '../../../common/aep/envelope';
+import { parseBoundedJson } from '../aep/bounded-json';
 import { parseEventJson, validateEvent } from '../aep/validate-event';
 import { createLogger } from '../logger';
 import { mediaType, readBody, sendError, sendJson } from '../server/http-util';
@@ -44,17 +45,14 @@ const commandRefusal = (type: string, where: Record<string, unknown> = {}): Pars
 
 /** Parses and validates a single-event body. */
 export function parseSingle(text: string): Parsed {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
+  const value = parseBoundedJson(text);
+  if (!value.ok)
     return {
       ok: false,
       status: 400,
-      body: { error: 'invalid-event', detail: `malformed JSON: ${(e as Error).message}` },
+      body: { error: 'invalid-event', detail: value.error.message },
     };
-  }
-  const valid = validateEvent(value);
+  const valid = validateEvent(value.value);
   if (!valid.ok)
     return {
       ok: false,

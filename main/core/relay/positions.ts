@@ -1,6 +1,7 @@
 /** Resume positions (AEP-0003 §7): parsing `from` (array or "all") and `Last-Event-ID`, and ordering. */
 import type { Position } from '../../../common/aep/envelope';
 import { err, ok, type Result } from '../../../common/result';
+import { parseBoundedJson } from '../aep/bounded-json';
 
 /** A replay request: explicit positions, or every held session from its earliest event. */
 export type ReplayFrom = readonly Position[] | 'all';
@@ -46,16 +47,14 @@ export function parseFromParam(
   max: number,
 ): Result<ReplayFrom, 'invalid-filter' | 'limit-exceeded'> {
   if (text === 'all') return ok('all');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) {
     return err(
       'invalid-filter',
       'from must be a JSON array of {session, epoch, seq} positions or the string all',
     );
   }
-  return parseFrom(value, max);
+  return parseFrom(parsed.value, max);
 }
 
 /** Parses `Last-Event-ID: session:epoch:seq` (the session may itself contain colons). */

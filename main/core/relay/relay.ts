@@ -6,6 +6,8 @@
 import { CAPTURES, isCommandType, type AepEvent } from '../../../common/aep/envelope';
 import type { Capabilities, CommandErrorCode } from '../../../common/aep/frames';
 import { err, ok, type Result } from '../../../common/result';
+import { parseBoundedJson } from '../aep/bounded-json';
+import type { Filter } from '../aep/filter';
 import { validateEvent } from '../aep/validate-event';
 import { createLogger } from '../logger';
 import type { AuditInput } from '../store/audit-log';
@@ -15,6 +17,8 @@ import { InProcessEmitter, type EmitterIdentity, type EmitterLink } from './emit
 import { FanoutItem } from './fanout-item';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './relay-limits';
 import type { CommandSender, IngestItem, TrackedConnection } from './relay-types';
+import { LiveWatchers } from './live-watchers';
+import { scrubSecrets } from './secret-scrub';
 import type { Subscription } from './subscription';
 
 const log = createLogger('relay');
@@ -25,7 +29,16 @@ export interface RelayOptions {
   readonly limits?: Partial<RelayLimits>;
   /** Appends to the audit trail (control routing outcomes). */
   readonly audit?: (row: AuditInput) => void;
+  /**
+   * The daemon's own secrets (operator and hook token), read per ingest so a rotation counts at
+   * once: any occurrence in an ingested event, from any emitter at any capture level, is replaced
+   * by the redaction mark before the event is stored or fanned out.
+   */
+  readonly secrets?: () => readonly string[];
 }
+
+/** Fault or in-band refusal audit rows written per kind and minute at most (the rest are logged). */
+const MAX_AUDITS_PER_MINUTE = 20;
 
 /** The discovery document (AEP-0003 §3.4). */
 export interface DiscoveryDocument {
@@ -49,7 +62,9 @@ export class Relay {
   private readonly connections = new Set<TrackedConnection>();
   private readonly links = new Set<InProcessEmitter>();
   private readonly admittedListeners = new Set<(events: readonly AepEvent[]) => void>();
+  private readonly watchers = new LiveWatchers();
   private shuttingDown = false;
+  private readonly auditBudget = new Map<string, { minute: number; used: number }>();
 
   constructor(private readonly options: RelayOptions) {
     this.limits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
@@ -87,7 +102,18 @@ export class Relay {
    * twice but is still forwarded, AEP-0003 §5). Resolves after COMMIT with the admission flags;
    * rejects with the store's error when the commit failed (nothing was fanned out then).
    */
-  async ingest(items: readonly IngestItem[]): Promise<boolean[]> {
+  async ingest(received: readonly IngestItem[]): Promise<boolean[]> {
+    const secrets = this.options.secrets?.();
+    const items =
+      secrets === undefined
+        ? received
+        : scrubSecrets(received, secrets, (event) =>
+            log.warn('an ingested event carried a daemon token; it was redacted', {
+              type: event.type,
+            }),
+          );
+    for (const { event } of items)
+      if (event.session !== undefined) this.claims.noteSource(event.session, event.source);
     const admitted = await this.options.store.admit(items);
     if (this.admittedListeners.size > 0) this.notifyAdmitted(items, admitted);
     this.publish(items);
@@ -119,8 +145,17 @@ export class Relay {
     }
   }
 
+  /**
+   * Calls `onEvent` for every live event matching `filter` (in process, synchronously, no replay);
+   * returns the removal. For the host's own watchers (notifications); consumers use a binding.
+   */
+  watch(filter: Filter, onEvent: (event: AepEvent) => void): () => void {
+    return this.watchers.add(filter, onEvent);
+  }
+
   /** Live fan-out only (no storage). */
   publish(items: readonly IngestItem[]): void {
+    if (!this.watchers.empty) for (const { event } of items) this.watchers.offer(event);
     if (this.subscriptions.size === 0) return;
     for (const { event, json } of items) {
       const item = new FanoutItem(event, json);
@@ -222,13 +257,9 @@ export class Relay {
     let event: AepEvent;
     let json: string;
     if (typeof command === 'string') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(command);
-      } catch (e) {
-        return err('invalid-event', `malformed JSON: ${(e as Error).message}`);
-      }
-      const valid = validateEvent(parsed);
+      const parsed = parseBoundedJson(command);
+      if (!parsed.ok) return err('invalid-event', parsed.error.message);
+      const valid = validateEvent(parsed.value);
       if (!valid.ok) return valid;
       event = valid.value;
       json = command;
@@ -260,6 +291,7 @@ export class Relay {
     for (const link of [...this.links]) link.close();
     for (const sub of this.subscriptions) sub.close();
     this.subscriptions.clear();
+    this.watchers.clear();
   }
 
   /** True once shutdown began. */
@@ -267,9 +299,39 @@ export class Relay {
     return this.shuttingDown;
   }
 
+  /**
+   * Records a handler failure on a binding (the per-message guard): logged loudly every time,
+   * audited up to a bound per minute so a hostile peer cannot grow the audit trail with faults.
+   */
+  recordFault(surface: 'ws' | 'api', request: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    log.error('handler failed', {
+      surface,
+      request,
+      error: error instanceof Error ? (error.stack ?? message) : message,
+    });
+    if (!this.options.audit) return;
+    if (!this.withinAuditBudget('fault')) return;
+    try {
+      this.options.audit({
+        actor: 'daemon',
+        surface,
+        action: 'handler.failed',
+        session: null,
+        commandId: null,
+        outcome: 'error',
+        detail: { request, error: message.slice(0, 500) },
+      });
+    } catch (e) {
+      log.warn('audit append failed', { error: String(e) });
+    }
+  }
+
   /** Records an in-band authorization refusal on a WS connection (subscribe, roster, emit). */
   recordRefusal(request: string, principal: string, reason: string): void {
     if (!this.options.audit) return;
+    // Bounded per request kind and minute: a peer repeating a refused frame cannot grow the trail.
+    if (!this.withinAuditBudget(`refusal:${request}`)) return;
     try {
       this.options.audit({
         actor: principal,
@@ -283,6 +345,18 @@ export class Relay {
     } catch (e) {
       log.warn('audit append failed', { error: String(e) });
     }
+  }
+
+  /** True while `kind` has audit rows left this minute (the rest are only logged). */
+  private withinAuditBudget(kind: string): boolean {
+    const minute = Math.floor(Date.now() / 60_000);
+    let budget = this.auditBudget.get(kind);
+    if (budget === undefined || budget.minute !== minute)
+      this.auditBudget.set(kind, (budget = { minute, used: 0 }));
+    if (++budget.used <= MAX_AUDITS_PER_MINUTE) return true;
+    if (budget.used === MAX_AUDITS_PER_MINUTE + 1)
+      log.warn('audit rows for this kind are suppressed until the next minute', { kind });
+    return false;
   }
 
   private auditCommand(

@@ -17,10 +17,17 @@ import {
 } from '../../../common/aep/envelope';
 import type { Filter } from '../aep/filter';
 import type { EventStore } from '../store/event-store';
+import { replaySql } from '../store/replay-filter';
 import { FanoutItem, ReplayItem, type EventHead, type Rendered } from './fanout-item';
 import { comparePositions, type ReplayFrom } from './positions';
 
 const NOTICE = severityRank('notice');
+
+/** Replayed rows handled between two yields to the event loop. */
+const REPLAY_SLICE = 256;
+
+/** Resolves after the event loop ran one turn of other work (timers, I/O). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What a subscription needs from its connection. */
 export interface DeliveryTransport {
@@ -69,6 +76,8 @@ export class Subscription {
   private readonly lastDelivered = new Map<string, EventHead>();
   /** Events dropped toward this consumer by the backpressure rule. */
   dropped = 0;
+  /** Times the replay yielded to the event loop (after each store page and each slice of one). */
+  replayTurns = 0;
   private live = false;
   private closed = false;
   private pending: FanoutItem[] = [];
@@ -93,25 +102,44 @@ export class Subscription {
         from === 'all'
           ? this.store.heldSessions().map((session) => ({ session, after: null }))
           : from.map((p) => ({ session: p.session, after: { epoch: p.epoch, seq: p.seq } }));
-      // With no filter and no lowering ceiling the stored text is forwarded as is, unparsed.
+      // The filter's column part runs in SQL; when that is the whole filter and no ceiling lowers
+      // anything, the stored text is forwarded as is, unparsed.
+      const sql = replaySql(this.spec.filter.spec);
       const verbatim =
-        Object.keys(this.spec.filter.spec).length === 0 &&
-        (this.spec.capture === undefined || this.spec.capture === 'full');
+        sql.exact && (this.spec.capture === undefined || this.spec.capture === 'full');
+      const sessions = this.spec.filter.spec.session;
+      const wanted = (session: string): boolean =>
+        sessions === undefined ||
+        (Array.isArray(sessions) ? sessions.includes(session) : sessions === session);
       for (const step of plan) {
         if (this.closed || this.transport.isClosed()) return;
+        if (!wanted(step.session)) continue;
         if (step.after !== null) this.checkExhausted(step.session, step.after);
-        for (const stored of this.store.replay(step.session, step.after)) {
-          if (this.closed || this.transport.isClosed()) return;
-          if (stored.sequenced)
-            this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
-          if (verbatim) {
-            this.send(new ReplayItem(stored));
-          } else {
-            if (!this.spec.filter.matches(stored.event)) continue;
-            this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
+        for (const page of this.store.replayPages(step.session, step.after, sql)) {
+          for (let i = 0; i < page.length; i++) {
+            const stored = page[i];
+            // A slice of a page at a time (and a turn between pages, below): a hook arriving
+            // meanwhile waits for one slice, not for the replay.
+            if (i > 0 && i % REPLAY_SLICE === 0) {
+              this.replayTurns++;
+              await nextTurn();
+            }
+            if (this.closed || this.transport.isClosed()) return;
+            if (stored.sequenced)
+              this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
+            if (verbatim) {
+              this.send(new ReplayItem(stored));
+            } else {
+              if (!sql.exact && !this.spec.filter.matches(stored.event)) continue;
+              this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
+            }
+            if (this.transport.bufferedBytes() >= this.limits.softBytes)
+              await this.transport.drained();
           }
-          if (this.transport.bufferedBytes() >= this.limits.softBytes)
-            await this.transport.drained();
+          // One page of bounded work at a time: hooks and other connections run in between.
+          this.replayTurns++;
+          await nextTurn();
+          if (this.closed || this.transport.isClosed()) return;
         }
       }
     }

@@ -1,27 +1,23 @@
 /**
  * One WebSocket connection (AEP-0003 §3.5, §4, §6.5; AEP-0004 §4): hello first in each direction,
  * multiplexed subscriptions with in-band refusals, the roster, ping/pong, events from emitters
- * ingested like POSTed ones, commands routed to at most one target, and a `closing` frame with
- * positions on orderly shutdown or when the consumer is too slow.
+ * (`ws-events.ts`), and a `closing` frame with positions on orderly shutdown or when the consumer
+ * is too slow. Every frame is parsed with bounded nesting, and every frame handler runs under a
+ * guard: a failure is logged, audited and answered with an `error` frame; the connection stays.
  */
 import type { WebSocket, RawData } from 'ws';
-import {
-  CAPTURES,
-  isAgentScoped,
-  isCommandType,
-  type AepEvent,
-  type Capture,
-} from '../../../common/aep/envelope';
-import type { Capabilities, ControlCapability, ErrorFrame, Role } from '../../../common/aep/frames';
+import { CAPTURES, type AepEvent, type Capture } from '../../../common/aep/envelope';
+import type { ControlCapability, ErrorFrame, Role } from '../../../common/aep/frames';
+import { parseBoundedJson } from '../aep/bounded-json';
+import { MAX_ROUTING_LENGTH } from '../aep/envelope-bounds';
 import { parseFilter } from '../aep/filter';
-import { validateEvent } from '../aep/validate-event';
 import { createLogger } from '../logger';
 import type { Principal } from '../server/route-table';
 import type { Claimant } from './claims';
-import { corkForTurn } from './corker';
-import { joinForTurn } from './turn-join';
 import { textFrame } from './ws-frame';
-import { SUPPORTED_VERSIONS } from './http-ingest';
+import { parseHello } from './ws-hello';
+import { WsEvents, type WsEventPeer } from './ws-events';
+import { WsOutbox } from './ws-outbox';
 import { parseFrom } from './positions';
 import type { Relay } from './relay';
 import type { TrackedConnection } from './relay-types';
@@ -34,13 +30,14 @@ const CLOSE_GOING_AWAY = 1001;
 const CLOSE_POLICY = 1008;
 const CLOSE_TRY_AGAIN = 1013;
 
-/** Pauses reading from an emitter while this many of its events wait for commit. */
-const MAX_INFLIGHT = 2_000;
-
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A frame-level id (subscription, roster request): a bounded non-empty string. */
+const isFrameId = (v: unknown): v is string =>
+  typeof v === 'string' && v !== '' && v.length <= MAX_ROUTING_LENGTH;
 
 /** Identity of the relay in its own hello. */
 export interface RelayIdentity {
@@ -54,34 +51,30 @@ interface OpenSub {
 }
 
 /** State and behaviour of one WS connection. */
-export class WsConnection implements TrackedConnection, Claimant {
+export class WsConnection implements TrackedConnection, Claimant, WsEventPeer {
   readonly kind = 'ws';
   private helloDone = false;
   private closed = false;
-  private role: Role = 'consumer';
+  private peerRole: Role = 'consumer';
   agent: string | undefined;
   instance: string | undefined;
   emits: readonly string[] | undefined;
   private declaredControl: ControlCapability | undefined;
   private readonly subs = new Map<string, OpenSub>();
   private readonly untrack: () => void;
-  private inflight = 0;
-  private paused = false;
   private alive = true;
   private readonly heartbeat: NodeJS.Timeout;
-  private drainWaiters: (() => void)[] = [];
-  private drainTimer: NodeJS.Timeout | undefined;
-  /** Event frames of this turn, written to the socket as one buffer at the end of the turn. */
-  private outbox: Buffer[] = [];
-  private outboxBytes = 0;
-  private flushQueued = false;
+  private readonly out: WsOutbox;
+  private readonly events: WsEvents;
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly principal: Principal,
+    readonly principal: Principal,
     private readonly relay: Relay,
     private readonly identity: RelayIdentity,
   ) {
+    this.out = new WsOutbox(ws, relay.limits.softBytes, () => this.closed);
+    this.events = new WsEvents(this, relay);
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.onClosed());
     ws.on('error', (e) => log.debug('socket error', { error: e.message }));
@@ -113,13 +106,39 @@ export class WsConnection implements TrackedConnection, Claimant {
     return this.declaredControl;
   }
 
+  role(): Role {
+    return this.peerRole;
+  }
+
   deliverCommand(_event: AepEvent, json: string): void {
-    this.sendText(json);
+    this.out.sendText(json);
   }
 
   /** Orderly goodbye: `closing` with positions, then the close handshake. */
   shutdown(reason: string): void {
     this.goodbye(reason, CLOSE_GOING_AWAY);
+  }
+
+  pause(): void {
+    this.ws.pause();
+  }
+
+  resume(): void {
+    this.ws.resume();
+  }
+
+  send(frame: Json | ErrorFrame): void {
+    this.out.sendText(JSON.stringify(frame));
+  }
+
+  error(code: string, detail: string, extra: Json = {}): void {
+    this.send({ type: 'error', code, detail, ...extra });
+  }
+
+  /** An in-band `unauthorized` refusal, recorded in the audit trail; the connection stays. */
+  refuse(request: string, detail: string, extra: Json): void {
+    this.relay.recordRefusal(request, this.principal, detail);
+    this.error('unauthorized', detail, extra);
   }
 
   private goodbye(reason: string, code: number): void {
@@ -133,7 +152,7 @@ export class WsConnection implements TrackedConnection, Claimant {
 
   private closeWith(code: number, reason: string): void {
     if (this.closed) return;
-    this.flushOutbox();
+    this.out.flush();
     this.closed = true;
     this.releaseAll();
     try {
@@ -149,7 +168,7 @@ export class WsConnection implements TrackedConnection, Claimant {
     this.closed = true;
     this.releaseAll();
     clearInterval(this.heartbeat);
-    this.wakeDrain();
+    this.out.wake();
   }
 
   private releaseAll(): void {
@@ -159,59 +178,25 @@ export class WsConnection implements TrackedConnection, Claimant {
     this.untrack();
   }
 
-  private send(frame: Json | ErrorFrame): void {
-    this.sendText(JSON.stringify(frame));
-  }
-
-  private sendText(text: string): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    // Event frames queued earlier in this turn go first: the consumer sees frames in send order.
-    this.flushOutbox();
-    corkForTurn((this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket);
-    this.ws.send(text);
-  }
-
-  /**
-   * Queues a pre-built text frame; every frame queued in one turn reaches the socket in one write
-   * (one buffer, one syscall) at the end of the turn, instead of one stream write per event. Safe
-   * beside ws's own sends because the relay never compresses or fragments (ws writes every frame
-   * whole and synchronously) and `sendText` flushes this queue before ws writes anything.
-   */
-  private sendFrame(frame: Buffer): void {
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-    this.outbox.push(frame);
-    this.outboxBytes += frame.length;
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      process.nextTick(this.flushOutbox);
+  /** The per-message guard: no frame, however hostile, takes the connection or the process down. */
+  private onMessage(data: RawData, isBinary: boolean): void {
+    if (this.closed) return;
+    try {
+      this.handleFrame(data, isBinary);
+    } catch (e) {
+      this.relay.recordFault('ws', 'frame', e);
+      try {
+        this.error(
+          'internal-error',
+          'the relay failed to handle this frame; the connection stays open',
+        );
+      } catch (sendError) {
+        log.error('could not answer a failed frame', { error: String(sendError) });
+      }
     }
   }
 
-  private readonly flushOutbox = (): void => {
-    this.flushQueued = false;
-    if (this.outboxBytes === 0) return;
-    const frames = this.outbox;
-    const bytes = this.outboxBytes;
-    this.outbox = [];
-    this.outboxBytes = 0;
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    const socket = (this.ws as unknown as { _socket?: import('node:net').Socket })._socket;
-    if (!socket || socket.destroyed) return;
-    socket.write(joinForTurn(frames, bytes));
-  };
-
-  private error(code: string, detail: string, extra: Json = {}): void {
-    this.send({ type: 'error', code, detail, ...extra });
-  }
-
-  /** An in-band `unauthorized` refusal, recorded in the audit trail; the connection stays. */
-  private refuse(request: string, detail: string, extra: Json): void {
-    this.relay.recordRefusal(request, this.principal, detail);
-    this.error('unauthorized', detail, extra);
-  }
-
-  private onMessage(data: RawData, isBinary: boolean): void {
-    if (this.closed) return;
+  private handleFrame(data: RawData, isBinary: boolean): void {
     if (!this.helloDone) return this.onFirstFrame(data, isBinary);
     if (isBinary)
       return this.error(
@@ -219,15 +204,12 @@ export class WsConnection implements TrackedConnection, Claimant {
         'binary frames are reserved in AEP 0.1; send JSON text frames',
       );
     const text = rawText(data);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return this.error('invalid-frame', `malformed JSON: ${(e as Error).message}`);
-    }
+    const parsed = parseBoundedJson(text);
+    if (!parsed.ok) return this.error('invalid-frame', parsed.error.message);
+    const value = parsed.value;
     if (!isObject(value) || typeof value.type !== 'string')
       return this.error('invalid-frame', 'a frame is a JSON object with a string type');
-    if (value.type.includes('.')) return this.onEvent(value, text);
+    if (value.type.includes('.')) return this.events.onEvent(value, text);
     switch (value.type) {
       case 'subscribe':
         return this.onSubscribe(value);
@@ -244,76 +226,49 @@ export class WsConnection implements TrackedConnection, Claimant {
   }
 
   private onFirstFrame(data: RawData, isBinary: boolean): void {
-    let value: unknown;
-    if (!isBinary) {
-      try {
-        value = JSON.parse(rawText(data));
-      } catch {
-        value = undefined;
-      }
-    }
-    if (!isObject(value) || value.type !== 'hello') {
-      this.error('hello-required', 'the first frame must be hello');
-      this.closeWith(CLOSE_POLICY, 'hello-required');
+    const parsed = isBinary ? undefined : parseBoundedJson(rawText(data));
+    const result = parseHello(parsed?.ok ? parsed.value : undefined);
+    if (!result.ok) {
+      this.send(result.refusal.frame);
+      this.closeWith(CLOSE_POLICY, result.refusal.code);
       return;
     }
-    const versions = Array.isArray(value.versions) ? value.versions : [];
-    const chosen = versions.find((v) => (SUPPORTED_VERSIONS as readonly unknown[]).includes(v));
-    if (chosen === undefined) {
-      this.send({
-        type: 'error',
-        code: 'version-unsupported',
-        detail: 'no common AEP version',
-        versions: [...SUPPORTED_VERSIONS],
-      });
-      this.closeWith(CLOSE_POLICY, 'version-unsupported');
-      return;
-    }
-    const role = value.role;
-    this.role = role === 'emitter' || role === 'both' || role === 'consumer' ? role : 'consumer';
-    const identity = isObject(value.identity) ? value.identity : {};
-    this.agent = typeof identity.agent === 'string' ? identity.agent : undefined;
-    this.instance = typeof identity.instance === 'string' ? identity.instance : undefined;
-    const caps: Json = isObject(value.capabilities) ? value.capabilities : {};
-    // Declarations are kept verbatim for the roster; malformed ones are simply not declarations.
-    this.emits =
-      Array.isArray(caps.emits) && caps.emits.every((e) => typeof e === 'string')
-        ? (caps.emits as string[])
-        : undefined;
-    const control = caps.control;
-    this.declaredControl =
-      isObject(control) &&
-      Array.isArray(control.accepts) &&
-      control.accepts.every((a) => typeof a === 'string')
-        ? (control as unknown as ControlCapability)
-        : undefined;
+    const { hello } = result;
+    this.peerRole = hello.role;
+    this.agent = hello.agent;
+    this.instance = hello.instance;
+    this.emits = hello.emits;
+    this.declaredControl = hello.control;
     this.helloDone = true;
-    const capabilities: Capabilities = this.relay.capabilities();
     this.send({
       type: 'hello',
-      versions: [chosen],
+      versions: [hello.version],
       role: 'both',
       identity: { agent: this.identity.agent, instance: this.identity.instance },
-      capabilities,
+      capabilities: this.relay.capabilities(),
     });
   }
 
   private canWatch(): boolean {
     return (
-      this.role !== 'emitter' && (this.principal === 'operator' || this.principal === 'anonymous')
+      this.peerRole !== 'emitter' &&
+      (this.principal === 'operator' || this.principal === 'anonymous')
     );
   }
 
   private watchRefusal(): string {
-    if (this.role === 'emitter')
+    if (this.peerRole === 'emitter')
       return 'this connection declared the emitter role; subscribe and roster need consumer or both';
     return 'the hook token may only ingest; subscribing and the roster need the operator token';
   }
 
   private onSubscribe(frame: Json): void {
     const id = frame.id;
-    if (typeof id !== 'string' || id === '')
-      return this.error('invalid-filter', 'subscribe needs a non-empty string id');
+    if (!isFrameId(id))
+      return this.error(
+        'invalid-filter',
+        `subscribe needs a non-empty string id of at most ${MAX_ROUTING_LENGTH} characters`,
+      );
     if (!this.canWatch()) return this.refuse('subscribe', this.watchRefusal(), { id });
     if (this.subs.has(id))
       return this.error('invalid-filter', `subscription ${id} already exists on this connection`, {
@@ -361,8 +316,7 @@ export class WsConnection implements TrackedConnection, Claimant {
 
   private onUnsubscribe(frame: Json): void {
     const id = frame.id;
-    if (typeof id !== 'string')
-      return this.error('invalid-frame', 'unsubscribe needs the subscription id');
+    if (!isFrameId(id)) return this.error('invalid-frame', 'unsubscribe needs the subscription id');
     const open = this.subs.get(id);
     if (open) {
       open.remove();
@@ -373,122 +327,25 @@ export class WsConnection implements TrackedConnection, Claimant {
 
   private onRoster(frame: Json): void {
     const id = frame.id;
-    if (typeof id !== 'string' || id === '')
-      return this.error('invalid-frame', 'roster needs a non-empty string id');
+    if (!isFrameId(id)) return this.error('invalid-frame', 'roster needs a non-empty string id');
     if (!this.canWatch()) return this.refuse('roster', this.watchRefusal(), { id });
     if (Array.isArray(frame.entries)) return; // a reply shape sent to us: nothing to answer
     this.send({ type: 'roster', id, entries: this.relay.claims.roster() });
   }
 
-  private onEvent(value: Json, text: string): void {
-    const valid = validateEvent(value);
-    const id = typeof value.id === 'string' ? value.id : undefined;
-    if (!valid.ok)
-      return this.error('invalid-event', valid.error.message, id !== undefined ? { id } : {});
-    const event = valid.value;
-    const json = /[\r\n]/.test(text) ? JSON.stringify(event) : text.trim();
-    if (isCommandType(event.type)) {
-      this.relay
-        .routeCommand(
-          { event, json },
-          { authenticated: this.principal === 'operator', surface: 'ws', label: this.agent },
-        )
-        .then((routed) => {
-          if (!routed.ok)
-            this.send({
-              type: 'error',
-              cause: event.id,
-              code: routed.error.code,
-              detail: routed.error.message,
-            });
-        })
-        .catch((e: unknown) => {
-          log.error('command routing failed', { error: String(e) });
-          this.send({
-            type: 'error',
-            cause: event.id,
-            code: 'no-route',
-            detail: 'the relay could not store the command',
-          });
-        });
-      return;
-    }
-    if (this.principal === 'anonymous') {
-      return this.refuse(
-        'emit',
-        'tokenless connections are watch-only; emitting needs the hook or operator token',
-        { id: event.id },
-      );
-    }
-    if (
-      this.role !== 'consumer' &&
-      !isAgentScoped(event.type) &&
-      event.session !== undefined &&
-      event.seq !== undefined
-    ) {
-      if (event.type === 'session.ended') this.relay.claims.release(event.session, this);
-      else this.relay.claims.claim(event.session, this);
-    }
-    this.inflight++;
-    if (this.inflight >= MAX_INFLIGHT && !this.paused) {
-      this.paused = true;
-      this.ws.pause();
-    }
-    this.relay
-      .ingest([{ event, json }])
-      .catch((e: unknown) => {
-        log.error('ingest failed', { error: String(e) });
-        this.error('ingest-failed', 'the event could not be committed; send it again', {
-          id: event.id,
-        });
-      })
-      .finally(() => {
-        this.inflight--;
-        if (this.paused && this.inflight < MAX_INFLIGHT / 4) {
-          this.paused = false;
-          this.ws.resume();
-        }
-      });
-  }
-
   private transportFor(subId: string): DeliveryTransport {
     return {
-      bufferedBytes: () => this.ws.bufferedAmount + this.outboxBytes,
-      sendEvent: (rendered) => this.sendFrame((rendered.wsFrame ??= textFrame(rendered.json))),
+      bufferedBytes: () => this.out.bufferedBytes(),
+      sendEvent: (rendered) => this.out.sendFrame((rendered.wsFrame ??= textFrame(rendered.json))),
       sendReplayExhausted: (session, earliest) =>
         this.send({ type: 'replay-exhausted', sub: subId, session, earliest }),
-      drained: () => {
-        // Hand the queued frames to the socket first, so waiting measures what really is unsent.
-        this.flushOutbox();
-        return this.closed || this.ws.bufferedAmount < this.relay.limits.softBytes
-          ? Promise.resolve()
-          : new Promise<void>((resolve) => {
-              this.drainWaiters.push(resolve);
-              // ws has no drain event of its own; poll the buffered amount only while a replay waits.
-              this.drainTimer ??= setInterval(() => this.checkDrain(), 5);
-            });
-      },
+      drained: () => this.out.drained(),
       overflow: (reason) => {
         log.info('disconnecting a slow WS consumer', { reason });
         this.goodbye(reason, CLOSE_TRY_AGAIN);
       },
       isClosed: () => this.closed,
     };
-  }
-
-  private checkDrain(): void {
-    if (this.drainWaiters.length === 0) return;
-    if (this.closed || this.ws.bufferedAmount < this.relay.limits.softBytes / 2) this.wakeDrain();
-  }
-
-  private wakeDrain(): void {
-    if (this.drainTimer !== undefined) {
-      clearInterval(this.drainTimer);
-      this.drainTimer = undefined;
-    }
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
   }
 }
 

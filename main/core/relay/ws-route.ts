@@ -31,7 +31,12 @@ export function wsRoute(
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        new WsConnection(ws, ctx.principal, relay, identity);
+        try {
+          new WsConnection(ws, ctx.principal, relay, identity);
+        } catch (e) {
+          relay.recordFault('ws', 'upgrade', e);
+          ws.terminate();
+        }
       });
     },
     refuse: (req, socket, head, refusal) => {

@@ -42,6 +42,8 @@ export interface HttpServerOptions {
   /** Whether tokenless watch-only observation is on (read per request: the setting is live). */
   readonly tokenlessWatch: () => boolean;
   readonly onRefusal?: (record: RefusalRecord) => void;
+  /** A handler threw (answered 500 or cut); the daemon logs and audits it (bounded). */
+  readonly onFault?: (request: string, error: unknown) => void;
 }
 
 /** A started listener. */
@@ -146,18 +148,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const { route, params } = found.match;
     const principal = authorize(
       route.auth,
-      presentedToken(req, url, true),
+      presentedToken(req, url, route.queryToken === true),
       options.tokens,
       options.tokenlessWatch(),
     );
     if (!principal.ok) {
-      refuse(req, url, principal.error.code, principal.error.message, false);
-      return sendError(
-        res,
-        refusalStatus(principal.error.code),
-        principal.error.code,
-        principal.error.message,
-      );
+      const message =
+        route.queryToken !== true && url.searchParams.has('access_token')
+          ? 'the access_token query parameter is accepted only on GET /stream and WebSocket upgrades; send Authorization: Bearer <token>'
+          : principal.error.message;
+      refuse(req, url, principal.error.code, message, false);
+      return sendError(res, refusalStatus(principal.error.code), principal.error.code, message);
     }
     const ctx: RequestContext = { url, principal: principal.value, params };
     try {
@@ -168,6 +169,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         path,
         error: (e as Error).stack ?? String(e),
       });
+      try {
+        options.onFault?.(`${req.method ?? 'GET'} ${path.slice(0, 200)}`, e);
+      } catch (auditError) {
+        log.warn('could not record a handler failure', { error: String(auditError) });
+      }
       if (!res.headersSent)
         sendError(res, 500, 'internal-error', 'the daemon failed to handle this request');
       else res.destroy();
@@ -220,7 +226,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
   };
 
-  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => void onRequest(req, res));
+  // The guard of every HTTP request: even a failure outside the handler's own try is answered.
+  const guarded = (req: IncomingMessage, res: ServerResponse): void => {
+    onRequest(req, res).catch((e: unknown) => {
+      log.error('request failed', { error: (e as Error).stack ?? String(e) });
+      if (!res.headersSent)
+        sendError(res, 500, 'internal-error', 'the daemon failed to handle this request');
+      else res.destroy();
+    });
+  };
+  const server = createServer({ keepAliveTimeout: 5_000 }, guarded);
   server.on('upgrade', onUpgrade);
   server.on('clientError', (_e, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');

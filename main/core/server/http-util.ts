@@ -1,6 +1,7 @@
 /** Small helpers shared by every HTTP handler: JSON replies and bounded body reading. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, ok, type Result } from '../../../common/result';
+import { parseBoundedJson } from '../aep/bounded-json';
 
 /** Bytes of a refused upload read and discarded before the connection is cut. */
 const DRAIN_SLACK = 64 << 20;
@@ -110,9 +111,8 @@ export async function readJsonBody(
   if (!body.ok) return body;
   const text = body.value.toString('utf8').trim();
   if (text === '') return ok(undefined);
-  try {
-    return ok(JSON.parse(text) as unknown);
-  } catch (e) {
-    return err('invalid-json', `body is not valid JSON: ${(e as Error).message}`);
-  }
+  // Nesting is bounded before anything is built (hook payloads and /api bodies alike).
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return err('invalid-json', `the body is refused: ${parsed.error.message}`);
+  return ok(parsed.value);
 }

@@ -28,6 +28,11 @@ export interface HttpRoute {
   readonly method: string;
   readonly path: string;
   readonly auth: RouteAuth;
+  /**
+   * Whether the token may ride in the `access_token` query parameter (only streams a browser opens
+   * with `EventSource`, which cannot set headers; WS upgrades always may). Default: header only.
+   */
+  readonly queryToken?: boolean;
   readonly handler: (
     req: IncomingMessage,
     res: ServerResponse,
@@ -56,6 +61,8 @@ export interface UpgradeRoute {
     refusal: { code: string; message: string },
   ) => void;
   readonly handler?: undefined;
+  /** Upgrades always accept `access_token` (browsers cannot set headers on a WebSocket). */
+  readonly queryToken?: undefined;
 }
 
 /** One entry of the route table. */

@@ -1,10 +1,11 @@
 /**
  * One ack decision per command (AEP-0004 §3): the ack is stamped, recorded durably together with
- * what it commits to, then sent; a retried command gets the recorded ack again, byte-identically.
+ * what it commits to and with the ack event itself (one transaction), then fanned out; a retried
+ * command gets the recorded ack again, byte-identically.
  */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { RecordedAck, QueuedInstruction, SteeringRepo } from '../store/steering-repo';
-import type { Clock, VendorChannel } from './steering-types';
+import type { Clock, Keep, VendorChannel } from './steering-types';
 
 /** The AEP-0004 §3 nack reasons. */
 export type RejectReason = 'unsupported' | 'unauthorized' | 'busy' | 'refused' | 'invalid';
@@ -30,16 +31,18 @@ export class ControlAcks {
   }
 
   /**
-   * Stamps the ack into the command's session, records it (with the queue entry of an accepted
-   * instruction, in the same transaction), and returns it with the promise of its sending. Returns
-   * null when a concurrent delivery of the same command already decided it.
+   * Stamps the ack into the command's session and records it (with the queue entry of an accepted
+   * instruction) and keeps the ack event with `keep`, all inside the caller's `DurableLog.commit`:
+   * the decision and its ack on the stream commit together. Returns null when a concurrent delivery
+   * of the same command already decided it.
    */
   decide(
     channel: VendorChannel,
     command: AepEvent,
     decision: AckDecision,
+    keep: Keep,
     queued?: QueuedInstruction,
-  ): { ack: AepEvent; sent: Promise<void> } | null {
+  ): AepEvent | null {
     const session = command.session ?? '';
     const [ack] = channel.stamp(session, [ackDraft(command.id, decision)]);
     const json = JSON.stringify(ack);
@@ -49,7 +52,8 @@ export class ControlAcks {
       decision.accepted ? queued : undefined,
     );
     if (!fresh) return null;
-    return { ack, sent: channel.send([ack]) };
+    keep(channel, [ack]);
+    return ack;
   }
 }
 

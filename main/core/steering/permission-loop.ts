@@ -11,7 +11,8 @@ import type { SessionsRepo } from '../store/sessions-repo';
 import type { AttentionAnswer, HookCall, HookReply, MappingContext, VendorAdapter } from '../hooks/vendors/types';
 import type { ControlAcks } from './control-acks';
 import { commandOrigin } from './instruct-command';
-import type { AuditSink, Clock, HangUp, VendorChannel } from './steering-types';
+import { plainDurableLog } from './durable-log';
+import type { AuditSink, Clock, DurableLog, HangUp, VendorChannel } from './steering-types';
 
 /** Arms a one-shot timer; returns its cancel function. Injected so tests fire timeouts by hand. */
 export type Scheduler = (ms: number, fire: () => void) => () => void;
@@ -35,6 +36,8 @@ export interface PermissionLoopDeps {
   readonly schedule: Scheduler;
   readonly channel: (vendor: VendorId) => VendorChannel;
   readonly adapter: (vendor: VendorId) => VendorAdapter;
+  /** Commits the ack or attention events with what they report (default: sent after the fact). */
+  readonly durable?: DurableLog;
 }
 
 interface Pending {
@@ -51,8 +54,11 @@ interface Pending {
 /** Held permission hooks, keyed by the id of their `attention.requested` event. */
 export class PermissionLoop {
   private readonly pending = new Map<string, Pending>();
+  private readonly durable: DurableLog;
 
-  constructor(private readonly deps: PermissionLoopDeps) {}
+  constructor(private readonly deps: PermissionLoopDeps) {
+    this.durable = deps.durable ?? plainDurableLog(deps.logger);
+  }
 
   /** How many hooks are held now. */
   get held(): number {
@@ -80,8 +86,8 @@ export class PermissionLoop {
       const holdMs = this.deps.holdMs();
       entry.cancelTimer = this.deps.schedule(holdMs, () => this.timeout(request.id, holdMs));
       // The vendor gave up on the hook (its own timeout, or it exited): the request cannot be answered any more.
-      if (hangUp?.happened) this.dismiss(request.id);
-      else hangUp?.onHangUp(() => this.dismiss(request.id));
+      if (hangUp?.happened) void this.dismiss(request.id);
+      else hangUp?.onHangUp(() => void this.dismiss(request.id));
     });
   }
 
@@ -101,10 +107,11 @@ export class PermissionLoop {
     const entry = requestId === undefined ? undefined : this.pending.get(requestId);
     const answer = readAnswer(command.data?.['answer']);
     const reject = async (detail: string): Promise<void> => {
-      const decided = acks.decide(channel, command, { accepted: false, reason: 'invalid', detail });
-      if (!decided) return;
-      audit({ ...base, action: 'permission.decision', outcome: 'rejected', detail: { reason: 'invalid', detail } });
-      await decided.sent;
+      const { sent } = this.durable.commit((keep) => {
+        if (!acks.decide(channel, command, { accepted: false, reason: 'invalid', detail }, keep)) return;
+        audit({ ...base, action: 'permission.decision', outcome: 'rejected', detail: { reason: 'invalid', detail } });
+      });
+      await sent;
     };
     if (!entry || entry.vendor !== vendor || entry.session !== command.session) {
       return reject('no held attention request with that subject (already answered, timed out, or unknown)');
@@ -113,76 +120,95 @@ export class PermissionLoop {
     const decision = this.deps.adapter(vendor).permissionReply(entry.call, answer, entry.context);
     // An invalid answer leaves the request pending, so the operator can answer again (AEP-0006).
     if (!decision.ok) return reject(decision.error.message);
-    const decided = acks.decide(channel, command, { accepted: true });
-    if (!decided) return;
-    this.release(requestId as string, entry);
-    const now = this.deps.clock();
-    const applied = (decision.value.answered as { answer?: Record<string, unknown> }).answer ?? {};
-    // Free text and form values are user-authored content (redacted class); a bare option is structural.
-    const capture = capped(applied.text !== undefined || applied.values !== undefined ? 'redacted' : 'metadata', entry.context);
-    const [answered] = channel.stamp(entry.session, [
-      { type: 'attention.answered', subject: requestId, cause: command.id, capture, data: { ...decision.value.answered, by: origin.actor } },
-    ]);
-    const [resolved] = channel.stamp(entry.session, [
-      {
-        type: 'attention.resolved',
-        subject: requestId,
-        cause: answered.id,
-        ...envelopeOnlyAtNone(entry.context),
-        data: { resolution: 'answered', latency_ms: Math.max(0, now - entry.requestedAtMs) },
-      },
-    ]);
-    audit({ ...base, action: 'permission.decision', outcome: 'ok', detail: { request: requestId, option: applied.option ?? null } });
-    entry.settle(decision.value.reply);
-    await decided.sent;
-    await channel.send([answered, resolved]);
+    // The ack, the answer and the resolution commit together; the held hook is freed after COMMIT.
+    const { value: accepted, sent } = this.durable.commit((keep) => {
+      if (!acks.decide(channel, command, { accepted: true }, keep)) return false;
+      this.release(requestId as string, entry);
+      const now = this.deps.clock();
+      const applied = (decision.value.answered as { answer?: Record<string, unknown> }).answer ?? {};
+      // Free text and form values are user-authored content (redacted class); a bare option is structural.
+      const capture = capped(applied.text !== undefined || applied.values !== undefined ? 'redacted' : 'metadata', entry.context);
+      const [answered] = channel.stamp(entry.session, [
+        { type: 'attention.answered', subject: requestId, cause: command.id, capture, data: { ...decision.value.answered, by: origin.actor } },
+      ]);
+      const [resolved] = channel.stamp(entry.session, [
+        {
+          type: 'attention.resolved',
+          subject: requestId,
+          cause: answered.id,
+          ...envelopeOnlyAtNone(entry.context),
+          data: { resolution: 'answered', latency_ms: Math.max(0, now - entry.requestedAtMs) },
+        },
+      ]);
+      keep(channel, [answered, resolved]);
+      audit({ ...base, action: 'permission.decision', outcome: 'ok', detail: { request: requestId, option: applied.option ?? null } });
+      return true;
+    });
+    if (accepted) entry.settle(decision.value.reply);
+    await sent;
   }
 
   /** Frees every held hook of a session with an empty reply (`attention.resolved` dismissed), e.g. when it ends. */
   dismissSession(vendor: VendorId, session: string): void {
     for (const [id, entry] of [...this.pending]) {
-      if (entry.vendor === vendor && entry.session === session) this.dismiss(id);
+      if (entry.vendor === vendor && entry.session === session) void this.dismiss(id);
     }
   }
 
-  /** Frees one held hook with an empty reply and records the request as dismissed. */
-  private dismiss(id: string): void {
+  /**
+   * Frees one held hook with an empty reply once its `attention.resolved` (dismissed) is committed;
+   * resolves when that event was fanned out.
+   */
+  private dismiss(id: string): Promise<void> {
     const entry = this.pending.get(id);
-    if (!entry) return;
-    this.release(id, entry);
+    if (!entry) return Promise.resolve();
     const channel = this.deps.channel(entry.vendor);
-    const events = channel.stamp(entry.session, [
-      { type: 'attention.resolved', subject: id, cause: id, ...envelopeOnlyAtNone(entry.context), data: { resolution: 'dismissed', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) } },
-    ]);
+    const { sent } = this.durable.commit((keep) => {
+      this.release(id, entry);
+      keep(
+        channel,
+        channel.stamp(entry.session, [
+          {
+            type: 'attention.resolved',
+            subject: id,
+            cause: id,
+            ...envelopeOnlyAtNone(entry.context),
+            data: { resolution: 'dismissed', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) },
+          },
+        ]),
+      );
+    });
     entry.settle(this.deps.adapter(entry.vendor).emptyReply());
-    this.sendLogged(channel, events);
+    return sent;
   }
 
-  /** Frees every held hook with an empty reply (daemon shutdown): the vendors fall back to their own dialogs. */
-  close(): void {
-    for (const [id, entry] of [...this.pending]) {
-      this.release(id, entry);
-      entry.settle(this.deps.adapter(entry.vendor).emptyReply());
-    }
+  /**
+   * Daemon shutdown: every held hook is dismissed (`attention.resolved` dismissed, committed before
+   * its empty reply), so no history ends at an `attention.requested` the daemon can no longer answer.
+   * The vendors fall back to their own dialogs. Resolves when the events were fanned out.
+   */
+  async close(): Promise<void> {
+    await Promise.all([...this.pending.keys()].map((id) => this.dismiss(id)));
   }
 
   private timeout(id: string, holdMs: number): void {
     const entry = this.pending.get(id);
     if (!entry) return;
-    this.release(id, entry);
     const channel = this.deps.channel(entry.vendor);
-    const events = channel.stamp(entry.session, [{ type: 'attention.timeout', subject: id, cause: id, ...envelopeOnlyAtNone(entry.context), data: { after_ms: holdMs } }]);
-    this.deps.audit({
-      actor: entry.vendor,
-      surface: 'hook',
-      action: 'permission.timeout',
-      session: entry.session,
-      commandId: null,
-      outcome: 'timeout',
-      detail: { request: id, after_ms: holdMs },
+    this.durable.commit((keep) => {
+      this.release(id, entry);
+      keep(channel, channel.stamp(entry.session, [{ type: 'attention.timeout', subject: id, cause: id, ...envelopeOnlyAtNone(entry.context), data: { after_ms: holdMs } }]));
+      this.deps.audit({
+        actor: entry.vendor,
+        surface: 'hook',
+        action: 'permission.timeout',
+        session: entry.session,
+        commandId: null,
+        outcome: 'timeout',
+        detail: { request: id, after_ms: holdMs },
+      });
     });
     entry.settle(this.deps.adapter(entry.vendor).emptyReply());
-    this.sendLogged(channel, events);
   }
 
   private release(id: string, entry: Pending): void {
@@ -191,9 +217,6 @@ export class PermissionLoop {
     this.deps.sessions.adjustPendingAttention(entry.source, entry.session, -1);
   }
 
-  private sendLogged(channel: VendorChannel, events: AepEvent[]): void {
-    channel.send(events).catch((error: unknown) => this.deps.logger.error('could not emit attention events', { error }));
-  }
 }
 
 /** The `answer` object of a respond command, or null when it has no usable shape. */

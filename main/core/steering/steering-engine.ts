@@ -13,7 +13,8 @@ import type { QueuedInstruction, SteeringRepo } from '../store/steering-repo';
 import type { AckDecision, ControlAcks } from './control-acks';
 import { planDelivery } from './delivery-plan';
 import { commandOrigin, instructText, type CommandOrigin } from './instruct-command';
-import type { AuditSink, Clock, VendorChannel } from './steering-types';
+import { plainDurableLog } from './durable-log';
+import type { AuditSink, Clock, DurableLog, Keep, VendorChannel } from './steering-types';
 
 /** What the engine is built from; everything arrives as a parameter. */
 export interface SteeringEngineDeps {
@@ -31,7 +32,19 @@ export interface SteeringEngineDeps {
   readonly channel: (vendor: VendorId) => VendorChannel;
   /** Runs a decision's writes (audit rows, ack, queue entry) as one transaction: one commit per command. */
   readonly atomic?: <T>(fn: () => T) => T;
+  /** Commits steering rows, audit rows and the events reporting them together (default: `atomic`, then send). */
+  readonly durable?: DurableLog;
 }
+
+/** Instructions taken for one hook reply: settle them once the reply was written (or could not be). */
+export interface Handover {
+  readonly text: string;
+  /** `written`: the reply left in full (delivered); otherwise dropped `reply-not-written`. Idempotent. */
+  settle(written: boolean): Promise<void>;
+}
+
+/** The nack reason and detail of a command that arrives while the daemon drains. */
+export const DRAINING_DETAIL = 'the daemon is shutting down';
 
 /** The largest text one instruction may carry for a vendor: its context cap, else the product-wide bound. */
 export const instructionLimit = (profile: VendorProfile): number =>
@@ -39,21 +52,44 @@ export const instructionLimit = (profile: VendorProfile): number =>
 
 /** Handles steering commands and settles queued instructions. */
 export class SteeringEngine {
-  constructor(private readonly deps: SteeringEngineDeps) {}
+  private readonly durable: DurableLog;
+  private draining = false;
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly handing = new Set<Promise<void>>();
+
+  constructor(private readonly deps: SteeringEngineDeps) {
+    this.durable = deps.durable ?? plainDurableLog(deps.logger, deps.atomic);
+  }
 
   /**
    * Decides an instruct command: a retry gets its recorded ack; a new command is accepted and
-   * queued, or rejected with a reason. Resolves once the ack is committed.
+   * queued, or rejected with a reason. The decision, its audit rows and the ack event commit in
+   * one transaction; resolves once the ack was fanned out.
    */
-  async handleInstruct(vendor: VendorId, command: AepEvent): Promise<void> {
-    const atomic = this.deps.atomic ?? ((fn) => fn());
-    // Boxed: a transaction function may not return a promise.
-    const { sent } = atomic(() => ({ sent: this.decideInstruct(vendor, command) }));
-    await sent;
+  handleInstruct(vendor: VendorId, command: AepEvent): Promise<void> {
+    const run = (async () => {
+      // Boxed: a transaction function may not return a promise.
+      const { value, sent } = this.durable.commit((keep) => ({ resend: this.decideInstruct(vendor, command, keep) }));
+      await sent;
+      if (value.resend) await value.resend;
+    })();
+    this.inflight.add(run);
+    void run.finally(() => this.inflight.delete(run)).catch(() => undefined);
+    return run;
   }
 
-  /** The synchronous part of a decision; returns the promise of the ack's sending. */
-  private decideInstruct(vendor: VendorId, command: AepEvent): Promise<void> {
+  /**
+   * Shutdown, first step: every command from now on is nacked `busy` ("the daemon is shutting
+   * down"), and the decisions already under way are awaited, so each admitted command has its ack
+   * committed and fanned out before the subscriptions close.
+   */
+  async drain(): Promise<void> {
+    this.draining = true;
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  /** The synchronous part of a decision; returns the resend of a recorded ack, or null. */
+  private decideInstruct(vendor: VendorId, command: AepEvent, keep: Keep): Promise<void> | null {
     const { acks, audit } = this.deps;
     const channel = this.deps.channel(vendor);
     const origin = commandOrigin(command);
@@ -65,10 +101,9 @@ export class SteeringEngine {
     audit(this.row(origin, 'instruct.command', command, 'received', null));
     const verdict = this.judge(vendor, command);
     if (!verdict.accepted) {
-      const decided = acks.decide(channel, command, verdict);
-      if (!decided) return Promise.resolve();
+      if (!acks.decide(channel, command, verdict, keep)) return null;
       audit(this.row(origin, 'instruct.rejected', command, 'rejected', { reason: verdict.reason, detail: verdict.detail ?? null }));
-      return decided.sent;
+      return null;
     }
     const queued: QueuedInstruction = {
       commandSource: command.source,
@@ -80,60 +115,95 @@ export class SteeringEngine {
       surface: origin.surface,
       queuedAtMs: this.deps.clock(),
     };
-    const decided = acks.decide(channel, command, { accepted: true }, queued);
-    if (!decided) return Promise.resolve();
+    if (!acks.decide(channel, command, { accepted: true }, keep, queued)) return null;
     audit(this.row(origin, 'instruct.accepted', command, 'ok', { queued: this.deps.repo.countQueued(vendor, queued.session) }));
-    return decided.sent;
+    return null;
   }
 
   /**
-   * Takes what fits of the session's queue for an eligible hook reply and settles it as delivered
-   * at `moment`. The caller has checked eligibility (delivery moment, not held, reply otherwise
-   * empty, opt-in). Returns the text for the reply, or null when nothing is queued or steering is off.
+   * Takes what fits of the session's queue for an eligible hook reply: the instructions move to
+   * `handing` (so no other hook can take them) and the caller settles the hand-over once the reply
+   * was written. The caller has checked eligibility (delivery moment, not held, reply otherwise
+   * empty, opt-in). Returns null when nothing is queued or steering is off.
    */
-  deliver(vendor: VendorId, session: string, moment: string): string | null {
+  deliver(vendor: VendorId, session: string, moment: string): Handover | null {
     if (!this.deps.enabled()) return null;
     const queue = this.deps.repo.queued(vendor, session);
     if (queue.length === 0) return null;
     const plan = planDelivery(queue, instructionLimit(this.deps.profile(vendor)));
     if (!plan) return null;
-    const now = this.deps.clock();
-    // Settled before the reply leaves: a second hook racing this one cannot deliver them again.
-    const settled = this.deps.repo.markDelivered(plan.take, moment, now);
-    if (settled.length === 0) return null;
-    const text = settled.length === plan.take.length ? plan.text : planDelivery(settled, Number.MAX_SAFE_INTEGER)?.text ?? null;
-    const channel = this.deps.channel(vendor);
-    const events = channel.stamp(
-      session,
-      settled.map((i) => ({
-        type: `x.${vendor}.instruction.delivered`,
-        cause: i.commandId,
-        data: { queued_ms: Math.max(0, now - i.queuedAtMs), moment },
-      })),
-    );
-    for (const i of settled) {
-      this.deps.audit({
-        actor: vendor,
-        surface: 'hook',
-        action: 'instruct.delivered',
-        session,
-        commandId: i.commandId,
-        outcome: 'ok',
-        detail: { moment, queued_ms: Math.max(0, now - i.queuedAtMs) },
-      });
+    const taken = this.deps.repo.markHanding(plan.take, this.deps.clock());
+    if (taken.length === 0) return null;
+    const text = taken.length === plan.take.length ? plan.text : (planDelivery(taken, Number.MAX_SAFE_INTEGER)?.text ?? null);
+    if (text === null) return null;
+    let settled: Promise<void> | undefined;
+    let done: () => void = () => undefined;
+    const open = new Promise<void>((resolve) => (done = resolve));
+    this.handing.add(open);
+    return {
+      text,
+      settle: (written) =>
+        (settled ??= this.settleHandover(written, vendor, session, moment, taken).finally(() => {
+          this.handing.delete(open);
+          done();
+        })),
+    };
+  }
+
+  /** Resolves once every open hand-over was settled (shutdown: after the hook routes stopped). */
+  async handoversSettled(): Promise<void> {
+    while (this.handing.size > 0) await Promise.allSettled([...this.handing]);
+  }
+
+  /** Never throws (it runs from a response's `finish`): a failed commit leaves the row `handing`, settled at the next start. */
+  private settleHandover(written: boolean, vendor: VendorId, session: string, moment: string, taken: readonly QueuedInstruction[]): Promise<void> {
+    try {
+      return written ? this.delivered(vendor, session, moment, taken) : this.drop(taken, 'reply-not-written', { actor: 'daemon', surface: 'daemon' }, 'handing').sent;
+    } catch (error) {
+      this.deps.logger.error('could not settle a hand-over', { vendor, session, error: String(error) });
+      return Promise.resolve();
     }
-    this.sendLogged(channel, events, 'delivered');
-    return text;
+  }
+
+  /** The reply carrying `taken` was written: delivered rows, audit rows and events commit together. */
+  private delivered(vendor: VendorId, session: string, moment: string, taken: readonly QueuedInstruction[]): Promise<void> {
+    const now = this.deps.clock();
+    const channel = this.deps.channel(vendor);
+    return this.durable.commit((keep) => {
+      const settled = this.deps.repo.markDelivered(taken, moment, now);
+      for (const i of settled) {
+        this.deps.audit({
+          actor: vendor,
+          surface: 'hook',
+          action: 'instruct.delivered',
+          session,
+          commandId: i.commandId,
+          outcome: 'ok',
+          detail: { moment, queued_ms: Math.max(0, now - i.queuedAtMs) },
+        });
+      }
+      keep(
+        channel,
+        channel.stamp(
+          session,
+          settled.map((i) => ({
+            type: `x.${vendor}.instruction.delivered`,
+            cause: i.commandId,
+            data: { queued_ms: Math.max(0, now - i.queuedAtMs), moment },
+          })),
+        ),
+      );
+    }).sent;
   }
 
   /** A session ended: every instruction still queued for it is dropped with `session-ended`. */
   sessionEnded(vendor: VendorId, session: string): number {
-    return this.drop(this.deps.repo.queued(vendor, session), 'session-ended', { actor: 'daemon', surface: 'daemon' });
+    return this.drop(this.deps.repo.queued(vendor, session), 'session-ended', { actor: 'daemon', surface: 'daemon' }).count;
   }
 
   /** The kill switch turned off: every queued instruction is dropped with `steering-disabled`. */
   steeringDisabled(by: { actor: string; surface: Surface }): number {
-    return this.drop(this.deps.repo.allQueued(), 'steering-disabled', by);
+    return this.drop(this.deps.repo.allQueued(), 'steering-disabled', by).count;
   }
 
   /**
@@ -158,7 +228,7 @@ export class SteeringEngine {
       }
       if (expired) stale.push(item);
     }
-    return this.drop(stale, 'session-idle', { actor: 'daemon', surface: 'daemon' });
+    return this.drop(stale, 'session-idle', { actor: 'daemon', surface: 'daemon' }).count;
   }
 
   /**
@@ -166,14 +236,17 @@ export class SteeringEngine {
    * session has ended; otherwise kept for the next eligible hook.
    */
   reconcile(): number {
-    if (!this.deps.enabled()) return this.steeringDisabled({ actor: 'daemon', surface: 'daemon' });
+    // Caught mid-hand-over by a crash: whether the agent read it is unknown, so it is never sent again.
+    const unconfirmed = this.drop(this.deps.repo.allHanding(), 'daemon-restart-unconfirmed', { actor: 'daemon', surface: 'daemon' }, 'handing').count;
+    if (!this.deps.enabled()) return unconfirmed + this.steeringDisabled({ actor: 'daemon', surface: 'daemon' });
     const ended = this.deps.repo
       .allQueued()
       .filter((i) => this.deps.sessions.findByVendor(i.vendor, i.session)?.state === 'ended');
-    return this.drop(ended, 'session-ended', { actor: 'daemon', surface: 'daemon' });
+    return unconfirmed + this.drop(ended, 'session-ended', { actor: 'daemon', surface: 'daemon' }).count;
   }
 
   private judge(vendor: VendorId, command: AepEvent): ({ accepted: true; text: string }) | (AckDecision & { accepted: false }) {
+    if (this.draining) return { accepted: false, reason: 'busy', detail: DRAINING_DETAIL };
     if (!this.deps.enabled()) return { accepted: false, reason: 'unsupported', detail: 'steering is turned off' };
     const session = command.session;
     if (typeof session !== 'string' || session === '') return { accepted: false, reason: 'invalid', detail: 'the command names no session' };
@@ -190,45 +263,50 @@ export class SteeringEngine {
     return { accepted: true, text: text.value };
   }
 
-  private drop(items: readonly QueuedInstruction[], reason: DropReason, by: { actor: string; surface: Surface }): number {
-    if (items.length === 0) return 0;
+  /** Settles `items` (in state `from`) as dropped: rows, audit rows and `dropped` events commit together. */
+  private drop(
+    items: readonly QueuedInstruction[],
+    reason: DropReason,
+    by: { actor: string; surface: Surface },
+    from: 'queued' | 'handing' = 'queued',
+  ): { count: number; sent: Promise<void> } {
+    if (items.length === 0) return { count: 0, sent: Promise.resolve() };
     const now = this.deps.clock();
-    const settled = this.deps.repo.markDropped(items, reason, now);
-    const byVendorSession = new Map<string, QueuedInstruction[]>();
-    for (const i of settled) {
-      const key = `${i.vendor}\u0000${i.session}`;
-      byVendorSession.set(key, [...(byVendorSession.get(key) ?? []), i]);
-      this.deps.audit({
-        actor: by.actor,
-        surface: by.surface,
-        action: 'instruct.dropped',
-        session: i.session,
-        commandId: i.commandId,
-        outcome: 'dropped',
-        detail: { reason, queued_ms: Math.max(0, now - i.queuedAtMs) },
-      });
-    }
-    for (const group of byVendorSession.values()) {
-      const { vendor, session } = group[0];
-      const channel = this.deps.channel(vendor);
-      const events = channel.stamp(
-        session,
-        group.map((i) => ({
-          type: `x.${vendor}.instruction.dropped`,
-          cause: i.commandId,
-          severity: 'notice' as const,
-          data: { reason, queued_ms: Math.max(0, now - i.queuedAtMs) },
-        })),
-      );
-      this.sendLogged(channel, events, 'dropped');
-    }
-    return settled.length;
-  }
-
-  private sendLogged(channel: VendorChannel, events: AepEvent[], what: string): void {
-    channel.send(events).catch((error: unknown) => {
-      this.deps.logger.error(`could not emit ${what} events`, { error });
+    const { value: count, sent } = this.durable.commit((keep) => {
+      const settled = this.deps.repo.markDropped(items, reason, now, from);
+      const byVendorSession = new Map<string, QueuedInstruction[]>();
+      for (const i of settled) {
+        const key = `${i.vendor}\u0000${i.session}`;
+        byVendorSession.set(key, [...(byVendorSession.get(key) ?? []), i]);
+        this.deps.audit({
+          actor: by.actor,
+          surface: by.surface,
+          action: 'instruct.dropped',
+          session: i.session,
+          commandId: i.commandId,
+          outcome: 'dropped',
+          detail: { reason, queued_ms: Math.max(0, now - i.queuedAtMs) },
+        });
+      }
+      for (const group of byVendorSession.values()) {
+        const { vendor, session } = group[0];
+        const channel = this.deps.channel(vendor);
+        keep(
+          channel,
+          channel.stamp(
+            session,
+            group.map((i) => ({
+              type: `x.${vendor}.instruction.dropped`,
+              cause: i.commandId,
+              severity: 'notice' as const,
+              data: { reason, queued_ms: Math.max(0, now - i.queuedAtMs) },
+            })),
+          ),
+        );
+      }
+      return settled.length;
     });
+    return { count, sent };
   }
 
   private row(origin: CommandOrigin, action: string, command: AepEvent, outcome: string, detail: Record<string, unknown> | null) {

@@ -36,3 +36,22 @@ export interface HangUp {
   readonly happened: boolean;
   onHangUp(listener: () => void): void;
 }
+
+/** Records events on their channel: `keep(channel, events)` inside `DurableLog.commit`. */
+export type Keep = (channel: VendorChannel, events: readonly AepEvent[]) => void;
+
+/**
+ * Writes that must commit together with the events that report them: a decision and its ack, a
+ * settled instruction and its `delivered`/`dropped` event. `commit` runs `write` and stores every
+ * event it keeps in ONE transaction (a crash keeps both or neither), then fans the kept events out
+ * on their channels.
+ */
+export interface DurableLog {
+  commit<T>(write: (keep: Keep) => T): Committed<T>;
+}
+
+/** What `write` returned (committed), and the fan-out of the kept events (resolves when sent; never rejects). */
+export interface Committed<T> {
+  readonly value: T;
+  readonly sent: Promise<void>;
+}

@@ -4,6 +4,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
+import { NO_REPLAY_SQL, type ReplaySql } from './replay-filter';
 import { StoreError, isStoreError, toStoreError } from './store-error';
 
 /** One event to admit: the parsed envelope plus its verbatim JSON text (stored and replayed as is). */
@@ -101,6 +102,8 @@ export class EventStore {
   private readonly trimStmt: Statement;
   private readonly trimmedStmt: Statement;
   private readonly replayStmt: Statement;
+  private readonly windowEndStmt: Statement;
+  private readonly filteredStmts = new Map<string, Statement>();
   private readonly earliestStmt: Statement;
   private readonly trimmedThroughStmt: Statement;
   private readonly heldStmt: Statement;
@@ -152,6 +155,12 @@ export class EventStore {
          ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
       )
       .raw(true);
+    // The last row of the next scan window of a filtered replay (index only).
+    this.windowEndStmt = db.prepare(
+      `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
+       WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
+       ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1 OFFSET ?`,
+    );
     this.earliestStmt = db.prepare(
       `SELECT ord_epoch, ord_seq FROM events WHERE session = ? ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1`,
     );
@@ -179,7 +188,7 @@ export class EventStore {
    * Admits events durably. Every call made in one event-loop turn shares one transaction; the
    * promise resolves after COMMIT with one flag per item: true = newly stored, false = duplicate
    * (source, id), including a repeat earlier in the same batch. Agent-scoped events (agent.*) are
-   * never stored and report true. If the transaction fails, every call of that turn rejects.
+   * never stored and report true. A failing call rejects alone: the others of its turn still commit.
    */
   admit(items: readonly AdmitItem[]): Promise<boolean[]> {
     const problem = findInvalid(items);
@@ -204,11 +213,48 @@ export class EventStore {
     try {
       results = this.writeBatch(groups);
     } catch (error) {
-      const failure = isStoreError(error) ? error : (toStoreError(error, this.db.name) ?? error);
-      for (const group of groups) group.reject(failure);
+      if (groups.length === 1) {
+        groups[0].reject(this.failure(error));
+        return;
+      }
+      // One bad admit must not fail the others of its turn: the batch was rolled back whole, so
+      // each admit is retried in a transaction of its own (the hot path pays nothing for this).
+      for (const group of groups) this.commitAlone(group);
       return;
     }
     groups.forEach((group, i) => group.resolve(results[i]));
+  }
+
+  /**
+   * Admits events synchronously inside the caller's transaction (or one of its own): for writes
+   * that must commit together with the events that report them (a steering decision and its
+   * ack). Same flags as `admit`; throws instead of rejecting.
+   */
+  admitNow(items: readonly AdmitItem[]): boolean[] {
+    const problem = findInvalid(items);
+    if (problem !== null) throw new StoreError('invalid-input', problem);
+    if (items.length === 0) return [];
+    const group: PendingGroup = { items, resolve: () => undefined, reject: () => undefined };
+    try {
+      return this.db.inTransaction ? this.insertGroups([group])[0] : this.writeBatch([group])[0];
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  private commitAlone(group: PendingGroup): void {
+    let result: boolean[];
+    try {
+      result = this.writeBatch([group])[0];
+    } catch (error) {
+      group.reject(this.failure(error));
+      return;
+    }
+    group.resolve(result);
+  }
+
+  private failure(error: unknown): unknown {
+    return isStoreError(error) ? error : (toStoreError(error, this.db.name) ?? error);
   }
 
   /**
@@ -216,18 +262,67 @@ export class EventStore {
    * read lazily in pages. Seq-less events anchored at `after` itself are included (at-least-once).
    */
   *replay(session: string, after: StorePosition | null): IterableIterator<StoredEvent> {
+    for (const page of this.replayPages(session, after)) yield* page;
+  }
+
+  /**
+   * The same replay as `replay`, one array per page of bounded work, so the caller can yield to
+   * the event loop between pages. With `sql` (a pushed-down filter, `replaySql`), only matching
+   * rows are read: each page scans at most a window of one page size of the session's rows, so a
+   * filter that matches little still returns (possibly empty) pages at a steady pace.
+   */
+  *replayPages(
+    session: string,
+    after: StorePosition | null,
+    sql: ReplaySql = NO_REPLAY_SQL,
+  ): IterableIterator<StoredEvent[]> {
     // (epoch, seq, 0, max n) excludes every sequenced row at `after`; (-1, …) starts before any row.
     let key: [number, number, number, number] =
       after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
-    for (;;) {
-      const rows = this.replayStmt.all(session, ...key, this.pageSize) as ReplayRow[];
-      for (const [epoch, seq, , , ownSeq, json, type, ownEpoch] of rows) {
-        yield new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq);
+    const toPage = (rows: ReplayRow[]): StoredEvent[] =>
+      rows.map(
+        ([epoch, seq, , , ownSeq, json, type, ownEpoch]) =>
+          new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq),
+      );
+    if (sql.where === '') {
+      for (;;) {
+        const rows = this.replayStmt.all(session, ...key, this.pageSize) as ReplayRow[];
+        yield toPage(rows);
+        if (rows.length < this.pageSize) return;
+        const [epoch, seq, tie, n] = rows[rows.length - 1];
+        key = [epoch, seq, tie, n];
       }
-      if (rows.length < this.pageSize) return;
-      const [epoch, seq, tie, n] = rows[rows.length - 1];
-      key = [epoch, seq, tie, n];
     }
+    const window = this.pageSize;
+    const filtered = this.filteredStmt(sql);
+    for (;;) {
+      const end = this.windowEndStmt.get(session, ...key, window - 1) as KeyRow | undefined;
+      const last: [number, number, number, number] =
+        end === undefined
+          ? [Number.MAX_SAFE_INTEGER, 0, 0, 0]
+          : [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
+      yield toPage(filtered.all(session, ...key, ...last, ...sql.values) as ReplayRow[]);
+      if (end === undefined) return;
+      key = last;
+    }
+  }
+
+  private filteredStmt(sql: ReplaySql): Statement {
+    let stmt = this.filteredStmts.get(sql.shape);
+    if (stmt === undefined) {
+      stmt = this.db
+        .prepare(
+          `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch FROM events
+           WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
+             AND (ord_epoch, ord_seq, ord_tie, n) <= (?, ?, ?, ?) ${sql.where}
+           ORDER BY ord_epoch, ord_seq, ord_tie, n`,
+        )
+        .raw(true);
+      // Bounded: shapes come from subscribers' filters.
+      if (this.filteredStmts.size >= 64) this.filteredStmts.clear();
+      this.filteredStmts.set(sql.shape, stmt);
+    }
+    return stmt;
   }
 
   /** The earliest retained position of the session, or null when it holds nothing. */

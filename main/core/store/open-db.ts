@@ -1,4 +1,5 @@
 /** The one SQLite opener: fixed pragmas, then the numbered migrations keyed by `user_version`. */
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { migrations as defaultMigrations, type Migration } from './migrations/index';
@@ -29,6 +30,8 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
   checkOrder(steps);
   let db: Database;
   try {
+    // SQLite creates the -wal and -shm files with the database file's mode: create it 0600 first.
+    precreate(file);
     db = new BetterSqlite3(file);
   } catch (error) {
     throw toStoreError(error, file) ?? error;
@@ -42,11 +45,34 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     if (options.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
+    ownerOnly(file);
     migrate(db, file, steps);
     return db;
   } catch (error) {
     db.close();
     throw error instanceof StoreError ? error : (toStoreError(error, file) ?? error);
+  }
+}
+
+/** Creates an absent database file 0600; when that fails, SQLite's own open reports why. */
+function precreate(file: string): void {
+  if (file === ':memory:' || file === '' || existsSync(file)) return;
+  try {
+    closeSync(openSync(file, 'a', 0o600));
+  } catch {
+    // The open below fails with the store's own error (unwritable, missing directory).
+  }
+}
+
+/** Database, WAL and shared-memory files are the owner's alone (0600), also when created earlier. */
+function ownerOnly(file: string): void {
+  if (file === ':memory:' || process.platform === 'win32') return;
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 }
 

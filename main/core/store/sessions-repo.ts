@@ -65,6 +65,8 @@ interface RawRow {
   permissions_opt_in: number;
   pending_attention: number;
   event_count?: number | null;
+  /** Set when the session was launched by the companion (main/core/agents). */
+  launched_cwd?: string | null;
 }
 
 const toRow = (r: RawRow): SessionRow => ({
@@ -104,6 +106,9 @@ export class SessionsRepo {
   private readonly listStmt: Statement<[]>;
   private readonly liveStmt: Statement<[]>;
   private readonly staleStmt: Statement<[number]>;
+  private readonly reinsertStmt: Statement<Record<string, unknown>>;
+  private readonly firstPageStmt: Statement<[number]>;
+  private readonly pageStmt: Statement<[number, string, string, number]>;
 
   constructor(private readonly db: Database) {
     this.getStmt = db.prepare('SELECT * FROM sessions WHERE source = ? AND session = ?');
@@ -128,8 +133,20 @@ export class SessionsRepo {
         last_seen_ms = MAX(sessions.last_seen_ms, excluded.last_seen_ms)`);
     this.stateStmt = db.prepare('UPDATE sessions SET state = ? WHERE source = ? AND session = ?');
     this.seenStmt = db.prepare('UPDATE sessions SET last_seen_ms = MAX(last_seen_ms, ?), last_hook = ? WHERE source = ? AND session = ?');
+    this.reinsertStmt = db.prepare(`
+      INSERT OR IGNORE INTO sessions (source, session, agent, vendor, cwd, state, first_seen_ms, last_seen_ms, last_hook,
+                                      instruct_opt_in, permissions_opt_in, pending_attention)
+      VALUES (@source, @session, @agent, @vendor, @cwd, @state, @first, @last, @hook, @instruct, @permissions, @attention)`);
     this.writeSeen = db.transaction((rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => {
-      for (const r of rows) this.seenStmt.run(r.lastSeenMs, r.lastHook ?? '', r.source, r.session);
+      for (const r of rows) {
+        // A row retention removed meanwhile comes back whole: the session is alive again.
+        if (this.seenStmt.run(r.lastSeenMs, r.lastHook ?? '', r.source, r.session).changes === 0)
+          this.reinsertStmt.run({
+            source: r.source, session: r.session, agent: r.agent, vendor: r.vendor, cwd: r.cwd, state: r.state,
+            first: r.firstSeenMs, last: r.lastSeenMs, hook: r.lastHook, instruct: r.instructOptIn ? 1 : 0,
+            permissions: r.permissionsOptIn ? 1 : 0, attention: r.pendingAttention,
+          });
+      }
       for (const e of emitters) {
         this.emitterStmt.run({ source: e.source, session: e.session, agent: e.agent, state: e.ended ? 'ended' : 'active', now: e.nowMs });
       }
@@ -138,9 +155,18 @@ export class SessionsRepo {
       'UPDATE sessions SET pending_attention = MAX(0, pending_attention + ?) WHERE source = ? AND session = ?',
     );
     this.listStmt = db.prepare(`
-      SELECT s.*, e.held AS event_count FROM sessions s
+      SELECT s.*, e.held AS event_count, l.cwd AS launched_cwd FROM sessions s
       LEFT JOIN event_sessions e ON e.session = s.session
+      LEFT JOIN launched_sessions l ON l.source = s.source AND l.session = s.session
       ORDER BY s.last_seen_ms DESC`);
+    const pageSql = (where: string): string => `
+      SELECT s.*, e.held AS event_count, l.cwd AS launched_cwd FROM sessions s
+      LEFT JOIN event_sessions e ON e.session = s.session
+      LEFT JOIN launched_sessions l ON l.source = s.source AND l.session = s.session
+      ${where}
+      ORDER BY s.last_seen_ms DESC, s.source DESC, s.session DESC LIMIT ?`;
+    this.firstPageStmt = db.prepare(pageSql(''));
+    this.pageStmt = db.prepare(pageSql('WHERE (s.last_seen_ms, s.source, s.session) < (?, ?, ?)'));
     this.liveStmt = db.prepare("SELECT * FROM sessions WHERE state != 'ended' ORDER BY last_seen_ms");
     this.staleStmt = db.prepare("SELECT * FROM sessions WHERE state = 'active' AND last_seen_ms <= ? ORDER BY last_seen_ms");
   }
@@ -264,24 +290,29 @@ export class SessionsRepo {
   /** Every session as the console sees it, most recent first. */
   list(): SessionSummary[] {
     this.flush();
-    return (this.listStmt.all() as RawRow[]).map((r) => {
-      const row = toRow(r);
-      return {
-        source: row.source,
-        session: row.session,
-        agent: row.agent,
-        vendor: row.vendor,
-        cwd: row.cwd,
-        state: row.state,
-        firstSeen: new Date(row.firstSeenMs).toISOString(),
-        lastSeen: new Date(row.lastSeenMs).toISOString(),
-        lastHook: row.lastHook,
-        instructOptIn: row.instructOptIn,
-        permissionsOptIn: row.permissionsOptIn,
-        pendingAttention: row.pendingAttention,
-        eventCount: r.event_count ?? 0,
-      };
-    });
+    return (this.listStmt.all() as RawRow[]).map(toSummary);
+  }
+
+  /**
+   * One keyset page of sessions, most recent first (index `sessions_seen`, no full scan): `after`
+   * is the previous page's `next`; `next` is null on the last page.
+   */
+  page(limit: number, after: SessionsCursor | null): { sessions: SessionSummary[]; next: SessionsCursor | null } {
+    this.flush();
+    const rows = (
+      after === null
+        ? this.firstPageStmt.all(limit + 1)
+        : this.pageStmt.all(after.lastSeenMs, after.source, after.session, limit + 1)
+    ) as RawRow[];
+    const kept = rows.length > limit ? rows.slice(0, limit) : rows;
+    const last = kept[kept.length - 1];
+    return {
+      sessions: kept.map(toSummary),
+      next:
+        rows.length > limit && last !== undefined
+          ? { lastSeenMs: last.last_seen_ms, source: last.source, session: last.session }
+          : null,
+    };
   }
 
   private remember(key: string, row: SessionRow): void {
@@ -309,4 +340,31 @@ export class SessionsRepo {
       }
     });
   }
+}
+
+/** The position after which a sessions page starts (the last row of the previous page). */
+export interface SessionsCursor {
+  readonly lastSeenMs: number;
+  readonly source: string;
+  readonly session: string;
+}
+
+function toSummary(r: RawRow): SessionSummary {
+  const row = toRow(r);
+  return {
+    source: row.source,
+    session: row.session,
+    agent: row.agent,
+    vendor: row.vendor,
+    cwd: row.cwd ?? r.launched_cwd ?? null,
+    state: row.state,
+    firstSeen: new Date(row.firstSeenMs).toISOString(),
+    lastSeen: new Date(row.lastSeenMs).toISOString(),
+    lastHook: row.lastHook,
+    instructOptIn: row.instructOptIn,
+    permissionsOptIn: row.permissionsOptIn,
+    pendingAttention: row.pendingAttention,
+    eventCount: r.event_count ?? 0,
+    origin: typeof r.launched_cwd === 'string' ? 'launched' : 'observed',
+  };
 }

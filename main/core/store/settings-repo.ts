@@ -40,13 +40,25 @@ const isoTimeOrNull: Check = (v) =>
     ? null
     : 'must be an ISO 8601 date-time or null';
 
+const argvOrNull: Check = (v) =>
+  v === null ||
+  (Array.isArray(v) && v.length > 0 && v.length <= 64 && v.every((a) => typeof a === 'string' && a !== '' && a.length <= 4096))
+    ? null
+    : 'must be null or a non-empty array of non-empty strings (the executable first)';
+
 /** The accepted values of each setting. Ranges keep the daemon working (e.g. a retention of 0 would hold nothing). */
 const CHECKS: { readonly [K in SettingKey]: Check } = {
   'features.steering': boolean,
+  'features.midTurnSteering': boolean,
   'security.tokenlessWatch': boolean,
   'capture.ceiling': oneOf(CAPTURES),
   'capture.attentionCeiling': oneOf(CAPTURES),
   'retention.maxEventsPerSession': integer(1, 10_000_000),
+  'retention.eventDays': integer(1, 36_500),
+  'retention.sessionDays': integer(1, 36_500),
+  'retention.endedSessionDays': integer(1, 36_500),
+  'retention.steeringDays': integer(1, 36_500),
+  'retention.auditDays': integer(1, 36_500),
   'steering.idleExpiryMs': integer(1_000, 7 * 24 * 3_600_000),
   'permissions.holdMs': integer(1_000, 3_600_000),
   'server.port': integer(1, 65_535),
@@ -54,6 +66,11 @@ const CHECKS: { readonly [K in SettingKey]: Check } = {
   'ui.notifications': boolean,
   'app.startAtLogin': boolean,
   'setup.completedAt': isoTimeOrNull,
+  'setup.skippedAt': isoTimeOrNull,
+  'agents.claude-code.command': argvOrNull,
+  'agents.codex.command': argvOrNull,
+  'agents.qwen-code.command': argvOrNull,
+  'agents.gemini-cli.command': argvOrNull,
 };
 
 /** True when `key` names a known setting. */

@@ -70,6 +70,7 @@ export class SteeringRepo {
   private readonly queuedFor: Statement<[string, string]>;
   private readonly countFor: Statement<[string, string]>;
   private readonly allQueuedStmt: Statement<[]>;
+  private readonly allHandingStmt: Statement<[]>;
   private readonly settle: Statement<Record<string, unknown>>;
   private readonly listAll: Statement<[number]>;
   private readonly listSession: Statement<[string, number]>;
@@ -86,9 +87,10 @@ export class SteeringRepo {
     this.queuedFor = db.prepare("SELECT * FROM steering WHERE vendor = ? AND session = ? AND state = 'queued' ORDER BY n");
     this.countFor = db.prepare("SELECT COUNT(*) AS c FROM steering WHERE vendor = ? AND session = ? AND state = 'queued'");
     this.allQueuedStmt = db.prepare("SELECT * FROM steering WHERE state = 'queued' ORDER BY n");
+    this.allHandingStmt = db.prepare("SELECT * FROM steering WHERE state = 'handing' ORDER BY n");
     this.settle = db.prepare(`
       UPDATE steering SET state = @state, settled_at_ms = @at, moment = @moment, reason = @reason
-      WHERE command_source = @commandSource AND command_id = @commandId AND state = 'queued'`);
+      WHERE command_source = @commandSource AND command_id = @commandId AND state = @from`);
     this.listAll = db.prepare('SELECT * FROM steering ORDER BY n DESC LIMIT ?');
     this.listSession = db.prepare('SELECT * FROM steering WHERE session = ? ORDER BY n DESC LIMIT ?');
     this.getOne = db.prepare('SELECT * FROM steering WHERE command_source = ? AND command_id = ?');
@@ -129,16 +131,31 @@ export class SteeringRepo {
   }
 
   /**
-   * Moves queued instructions to delivered (with the hook moment) in one transaction and returns
-   * those that were still queued: an instruction settles exactly once, whoever asks twice.
+   * Moves queued instructions to `handing` (being written into a hook reply) in one transaction and
+   * returns those that were still queued: a second hook racing this one cannot take them again.
    */
-  markDelivered(items: readonly QueuedInstruction[], moment: string, atMs: number): QueuedInstruction[] {
-    return this.settleMany(items, { state: 'delivered', moment, reason: null }, atMs);
+  markHanding(items: readonly QueuedInstruction[], atMs: number): QueuedInstruction[] {
+    return this.settleMany(items, { state: 'handing', moment: null, reason: null }, atMs, 'queued');
   }
 
-  /** Moves queued instructions to dropped with a reason; returns those that were still queued. */
-  markDropped(items: readonly QueuedInstruction[], reason: DropReason, atMs: number): QueuedInstruction[] {
-    return this.settleMany(items, { state: 'dropped', moment: null, reason }, atMs);
+  /** Moves handed instructions to delivered (the reply carrying them was written); returns those moved. */
+  markDelivered(items: readonly QueuedInstruction[], moment: string, atMs: number): QueuedInstruction[] {
+    return this.settleMany(items, { state: 'delivered', moment, reason: null }, atMs, 'handing');
+  }
+
+  /** Moves instructions in state `from` (default queued) to dropped with a reason; returns those moved. */
+  markDropped(
+    items: readonly QueuedInstruction[],
+    reason: DropReason,
+    atMs: number,
+    from: 'queued' | 'handing' = 'queued',
+  ): QueuedInstruction[] {
+    return this.settleMany(items, { state: 'dropped', moment: null, reason }, atMs, from);
+  }
+
+  /** Instructions caught in a hand-over (a previous run died between taking and confirming them). */
+  allHanding(): QueuedInstruction[] {
+    return (this.allHandingStmt.all() as RawInstruction[]).map(toQueued);
   }
 
   /** One instruction's record, or null. */
@@ -158,10 +175,11 @@ export class SteeringRepo {
     items: readonly QueuedInstruction[],
     change: { state: InstructionState; moment: string | null; reason: DropReason | null },
     atMs: number,
+    from: InstructionState,
   ): QueuedInstruction[] {
     return this.db.transaction(() =>
       items.filter(
-        (i) => this.settle.run({ ...change, at: atMs, commandSource: i.commandSource, commandId: i.commandId }).changes === 1,
+        (i) => this.settle.run({ ...change, from, at: atMs, commandSource: i.commandSource, commandId: i.commandId }).changes === 1,
       ),
     )();
   }

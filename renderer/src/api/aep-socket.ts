@@ -5,7 +5,7 @@
  * the positions is the one that dedupes, so a resume after a reconnect is exact by construction.
  */
 import type { AepEvent, Capture, Position } from '../../../common/aep/envelope';
-import type { Capabilities, ErrorFrame, HelloFrame, ReplayExhaustedFrame } from '../../../common/aep/frames';
+import type { Capabilities, ErrorFrame, HelloFrame, ReplayExhaustedFrame, RosterFrame } from '../../../common/aep/frames';
 import { backoffDelay } from './backoff';
 
 /** Connection phases shown in the status bar and banner. */
@@ -40,6 +40,8 @@ export interface SocketHandlers {
   subscribed?(subId: string): void;
   replayExhausted?(frame: ReplayExhaustedFrame): void;
   hello?(frame: HelloFrame): void;
+  /** The relay's live roster (AEP-0003 §6.5), answering `askRoster`. */
+  roster?(frame: RosterFrame): void;
 }
 
 /** Options of an AepSocket. */
@@ -134,6 +136,13 @@ export class AepSocket {
   send(event: AepEvent): boolean {
     if (!this.ready()) return false;
     this.ws!.send(JSON.stringify(event));
+    return true;
+  }
+
+  /** Asks the relay for its live roster; false when there is no ready connection. */
+  askRoster(id: string): boolean {
+    if (!this.ready()) return false;
+    this.ws!.send(JSON.stringify({ type: 'roster', id }));
     return true;
   }
 
@@ -238,11 +247,14 @@ export class AepSocket {
       case 'replay-exhausted':
         this.options.handlers.replayExhausted?.(value as ReplayExhaustedFrame);
         return;
+      case 'roster':
+        this.options.handlers.roster?.(value as RosterFrame);
+        return;
       case 'ping':
         this.ws?.send(JSON.stringify({ type: 'pong', t: (value as { t?: unknown }).t }));
         return;
       default:
-        // pong, closing, roster and frame types from later revisions need no action (AEP-0003 §2).
+        // pong, closing and frame types from later revisions need no action (AEP-0003 §2).
         return;
     }
   }

@@ -38,6 +38,53 @@ export interface AttentionItem {
   /** The answer as recorded on attention.answered. */
   readonly answer: { option?: string; text?: string; values?: Record<string, unknown> } | null;
   readonly closedAt: string | null;
+  /** How it ended (or that it waits), shared with the timeline. */
+  readonly outcome: AttentionOutcome;
+}
+
+/** How a request ended, in the words both the inbox and the timeline use. */
+export interface AttentionOutcome {
+  readonly state: AttentionState;
+  readonly tone: 'ok' | 'warn' | 'bad' | 'neutral';
+  readonly label: string;
+  readonly answer: AttentionItem['answer'];
+  readonly closedAt: string | null;
+}
+
+const PERMISSIVE = /^(allow|approve|yes|accept|ok)/i;
+
+/**
+ * Settles one request from its lifecycle events (attention.answered / resolved / timeout, any
+ * order): a timeout is terminal; an answer wins over a later resolution; a resolution without an
+ * answer says its own word ("dismissed" when a new prompt or the agent's own UI closed it).
+ */
+export function attentionOutcome(lifecycle: readonly AepEvent[]): AttentionOutcome {
+  let state: AttentionState = 'open';
+  let answer: AttentionItem['answer'] = null;
+  let closedAt: string | null = null;
+  let resolution: string | null = null;
+  for (const e of lifecycle) {
+    if (e.type === 'attention.timeout') {
+      state = 'timeout';
+      closedAt = e.time;
+    } else if (e.type === 'attention.answered') {
+      if (state === 'open' || state === 'resolved') state = 'answered';
+      answer = (e.data?.answer as AttentionItem['answer']) ?? null;
+      closedAt ??= e.time;
+    } else if (e.type === 'attention.resolved' && state !== 'timeout') {
+      if (state === 'open') state = 'resolved';
+      resolution = typeof e.data?.resolution === 'string' ? e.data.resolution : 'closed';
+      closedAt ??= e.time;
+    }
+  }
+  if (state === 'open') return { state, tone: 'warn', label: 'waiting for an answer', answer, closedAt };
+  if (state === 'timeout') return { state, tone: 'bad', label: 'timed out', answer, closedAt };
+  if (state === 'answered') {
+    const what = answer?.option ? `: ${answer.option}` : answer?.text !== undefined ? ': text reply' : answer?.values ? ': form' : '';
+    return { state, tone: answer?.option && !PERMISSIVE.test(answer.option) ? 'neutral' : 'ok', label: `answered${what}`, answer, closedAt };
+  }
+  if (resolution === 'answered') return { state, tone: 'ok', label: 'answered in the agent', answer, closedAt };
+  return { state, tone: 'neutral', label: resolution ?? 'closed', answer, closedAt };
 }
 
 /** Reads the request payload defensively: the stream is producer-controlled input. */
@@ -68,23 +115,9 @@ export function attentionItems(fleet: ReadonlyMap<string, EventLog>, bySubject: 
   for (const log of fleet.values()) {
     for (const request of log.events) {
       if (request.type !== 'attention.requested') continue;
-      let state: AttentionState = 'open';
-      let answer: AttentionItem['answer'] = null;
-      let closedAt: string | null = null;
-      for (const e of bySubject.get(request.id) ?? []) {
-        if (e.type === 'attention.timeout') {
-          state = 'timeout';
-          closedAt = e.time;
-        } else if (e.type === 'attention.answered') {
-          if (state === 'open') state = 'answered';
-          answer = (e.data?.answer as AttentionItem['answer']) ?? null;
-          closedAt ??= e.time;
-        } else if (e.type === 'attention.resolved' && state !== 'timeout') {
-          if (state === 'open') state = 'resolved';
-          closedAt ??= e.time;
-        }
-      }
-      const item = { request, ...describeRequest(request), state, answer, closedAt };
+      const outcome = attentionOutcome(bySubject.get(request.id) ?? []);
+      const { state, answer, closedAt } = outcome;
+      const item = { request, ...describeRequest(request), state, answer, closedAt, outcome };
       (state === 'open' ? open : closed).push(item);
     }
   }

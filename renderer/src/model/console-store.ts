@@ -1,44 +1,35 @@
 /**
  * The console's one store: what the stream and /api have confirmed, plus the few local facts a
- * sender owns (which commands it sent, which ack windows ran out). Views read it through
- * per-area version numbers, and notifications are batched to one per animation frame so a burst
- * of live events costs one render.
+ * sender owns (which commands it sent, which ack windows ran out). The /api side lives in
+ * `store-api.ts`, notifications in `store-notifier.ts`, commands in `command-sender.ts`, the
+ * roster in `roster.ts`; this file owns the stream subscriptions and the per-session logs, and
+ * releases what ended sessions hold so a long-running window stays bounded.
  */
-import type { AepEvent, Capture, Position } from '../../../common/aep/envelope';
-import type { ErrorFrame } from '../../../common/aep/frames';
-import type { StatusInfo } from '../../../common/api';
-import type { SessionSummary } from '../../../common/sessions';
+import type { AepEvent, Position } from '../../../common/aep/envelope';
+import type { ErrorFrame, RosterFrame } from '../../../common/aep/frames';
 import type { Surface } from '../../../common/audit';
-import { instructType, type VendorId, type VendorProfile } from '../../../common/vendors';
+import { instructType, type VendorId } from '../../../common/vendors';
 import type { ApiCall } from '../api/api-client';
 import { AepSocket, type SocketStatus } from '../api/aep-socket';
 import { newId } from '../api/ids';
-import { EventLog } from './event-log';
+import { CommandSender, type CommandDraft, type SentCommand } from './command-sender';
+import { EventLog, type LogPosition } from './event-log';
 import { ACTIVITY_TYPE_PATTERNS, FLEET_TYPE_PATTERNS, isFleetType } from './event-types';
+import { RosterState } from './roster';
+import { sessionRows, type SessionRow } from './session-rows';
+import type { SessionSummary } from '../../../common/sessions';
+import { ToolCounter } from './session-facts';
+import { ApiStore } from './store-api';
+import type { Schedule } from './store-notifier';
+import { LiveStream } from './live-stream';
 
-/** A command this window sent. */
-export interface SentCommand {
-  readonly id: string;
-  readonly session: string;
-  readonly type: string;
-  readonly sentAt: string;
-  readonly text?: string;
-  /** Where it was sent from (audited as the command's surface). */
-  readonly surface?: Surface;
-  sent: boolean;
-  timedOut: boolean;
-  refusal?: { code: string; detail?: string };
-}
+export type { SentCommand } from './command-sender';
+export type { StoreArea } from './store-notifier';
 
-/** Areas views can subscribe to. */
-export type StoreArea = 'connection' | 'sessions' | 'fleet' | 'status' | 'commands' | 'detail';
-
-const DEFAULT_ACK_WINDOW_MS = 10_000;
-/** More events than this between two frames make a burst. */
-const BURST_EVENTS = 200;
-/** Refresh interval of the views during a burst. */
-const BURST_INTERVAL_MS = 150;
-const SENDER_AGENT = 'aep-companion-console';
+/** Ended sessions whose fleet logs stay in memory (the newest ones); older ones are released. */
+export const KEEP_ENDED_SESSIONS = 50;
+/** Session histories kept in memory for a quick return. */
+const KEEP_DETAIL = 4;
 
 /** Options of the store. */
 export interface ConsoleStoreOptions {
@@ -46,25 +37,22 @@ export interface ConsoleStoreOptions {
   readonly api: ApiCall;
   readonly token: () => string | null;
   /** Schedules a batched notification; defaults to requestAnimationFrame. */
-  readonly schedule?: (fn: () => void) => void;
+  readonly schedule?: Schedule;
   /** Called when a new attention request arrives live (desktop notification hook). */
   readonly onAttention?: (event: AepEvent) => void;
+  /** Injected for tests; defaults to the browser's WebSocket. */
+  readonly createSocket?: (url: string) => WebSocket;
+  /** Ended sessions kept in memory (default KEEP_ENDED_SESSIONS). */
+  readonly keepEnded?: number;
 }
 
 /** The console store. */
-export class ConsoleStore {
+export class ConsoleStore extends ApiStore {
   readonly socket: AepSocket;
+  /** A second consumer connection carrying only the envelope-only tool-call count. */
+  readonly toolSocket: AepSocket;
   readonly instance = newId();
   connection: SocketStatus;
-  sessions: readonly SessionSummary[] = [];
-  sessionsLoaded = false;
-  sessionsError: string | null = null;
-  vendors: readonly VendorProfile[] = [];
-  status: StatusInfo | null = null;
-  statusError: string | null = null;
-  /** The daemon answered /api with 401/403: the token is wrong or was rotated elsewhere. */
-  tokenRefused = false;
-  steeringEnabled: boolean | null = null;
   /** Fleet events (state, attention, steering) per session. */
   readonly fleet = new Map<string, EventLog>();
   /** Full histories of sessions opened in the detail view. */
@@ -74,39 +62,36 @@ export class ConsoleStore {
   /** Events indexed by cause and by subject, for settlement and attention lifecycles. */
   readonly byCause = new Map<string, AepEvent[]>();
   readonly bySubject = new Map<string, AepEvent[]>();
-  readonly commands = new Map<string, SentCommand>();
   /** Sessions whose full-history subscription the relay confirmed (its replay is under way). */
   readonly detailReady = new Set<string>();
   /** Replay-exhausted notices per session: the history shown starts later than asked. */
   readonly exhausted = new Map<string, { epoch: number; seq: number }>();
-
-  private readonly versions: Record<StoreArea, number> = { connection: 0, sessions: 0, fleet: 0, status: 0, commands: 0, detail: 0 };
-  private readonly dirty = new Set<StoreArea>();
-  private readonly listeners = new Set<() => void>();
-  private flushScheduled = false;
-  private ingestedSinceFlush = 0;
-  private lastFlushAt = 0;
+  /** Ended sessions whose logs were released, with the position to resume after. */
+  readonly released = new Map<string, LogPosition | null>();
+  readonly tools = new ToolCounter();
+  readonly roster: RosterState;
+  /** The "all sessions" live stream (subscribed only while its view is open). */
+  readonly stream: LiveStream;
+  private readonly sender: CommandSender;
   private connectedOnce = false;
   private fleetFromAll = true;
   private fleetAskedAll = false;
+  private toolsFromAll = true;
   private catchUps = 0;
   private detailSubs = new Map<string, string>();
-  private sessionsTimer: ReturnType<typeof setTimeout> | null = null;
-  private activityTimer: ReturnType<typeof setTimeout> | null = null;
-  private pollTimer: ReturnType<typeof setInterval> | null = null;
-  private readonly schedule: (fn: () => void) => void;
-  private ackWindowMs = DEFAULT_ACK_WINDOW_MS;
 
   constructor(private readonly options: ConsoleStoreOptions) {
-    this.schedule = options.schedule ?? ((fn) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => fn()) : setTimeout(fn, 16)));
+    super(options.api, options.schedule);
+    this.sender = new CommandSender({ instance: this.instance, send: (e) => this.socket.send(e), caused: (id) => this.caused(id), changed: () => this.touch('commands') });
     this.socket = new AepSocket({
       baseUrl: options.baseUrl,
       token: options.token,
       instance: this.instance,
+      createSocket: options.createSocket,
       handlers: {
         event: (e) => this.ingest(e),
         status: (s) => this.onStatus(s),
-        commandError: (f) => this.onCommandError(f),
+        commandError: (f) => (f.id && this.roster.owns(f.id) ? this.roster.onError(f) : this.sender.onError(f)),
         subscribeError: (id, f) => this.onSubscribeError(id, f),
         subscribed: (id) => {
           for (const [session, sub] of this.detailSubs) {
@@ -122,11 +107,32 @@ export class ConsoleStore {
         },
         hello: (h) => {
           const window = h.capabilities?.control?.ack_window_ms;
-          if (typeof window === 'number' && window > 0) this.ackWindowMs = window;
+          if (typeof window === 'number' && window > 0) this.sender.ackWindowMs = window;
+          this.roster.ask();
         },
+        roster: (f: RosterFrame) => this.roster.onFrame(f),
       },
     });
+    this.toolSocket = new AepSocket({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      instance: `${this.instance}-tools`,
+      createSocket: options.createSocket,
+      handlers: {
+        event: (e) => {
+          if (this.tools.add(e)) this.touch('sessions');
+        },
+        status: () => {},
+      },
+    });
+    this.roster = new RosterState((id) => this.socket.askRoster(id), () => this.touch('sessions'));
+    this.stream = new LiveStream(this.socket, () => this.touch('stream'));
     this.connection = this.socket.current();
+  }
+
+  /** Commands this window sent. */
+  get commands(): ReadonlyMap<string, SentCommand> {
+    return this.sender.commands;
   }
 
   /** Starts the socket, the subscriptions and the /api polling. */
@@ -145,35 +151,32 @@ export class ConsoleStore {
         return this.fleetPositions();
       },
     });
+    // Tool calls are counted from envelopes only (no arguments or results cross for the count),
+    // on a connection of their own so an envelope never stands in for the full event elsewhere.
+    this.toolSocket.subscribe('tools', {
+      filter: { type: ['tool.requested'] },
+      capture: 'none',
+      from: () => {
+        if (this.toolsFromAll) {
+          this.toolsFromAll = false;
+          return 'all';
+        }
+        return this.tools.positions();
+      },
+    });
+    this.toolSocket.start();
     // Activity is a timestamp per session: live only, never stored, so nothing to resume.
     this.socket.subscribe('activity', { filter: { type: [...ACTIVITY_TYPE_PATTERNS] }, from: () => undefined });
     this.socket.start();
-    void this.refreshVendors();
-    void this.refreshSessions();
-    void this.refreshStatus();
-    this.pollTimer = setInterval(() => {
-      void this.refreshStatus();
-      void this.refreshSessions();
-    }, 4_000);
+    this.startPolling(() => this.roster.ask());
   }
 
   /** Stops everything (window unload, tests). */
   stop(): void {
     this.socket.stop();
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.sessionsTimer) clearTimeout(this.sessionsTimer);
-    if (this.activityTimer) clearTimeout(this.activityTimer);
-  }
-
-  /** Subscribes to the views' change notifications. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  /** Version of one area; changes whenever that area changes. */
-  version(area: StoreArea): number {
-    return this.versions[area];
+    this.toolSocket.stop();
+    this.stopPolling();
+    this.roster.stop();
   }
 
   // ---- stream ---------------------------------------------------------------------------
@@ -183,6 +186,8 @@ export class ConsoleStore {
     this.ingestedSinceFlush++;
     const session = event.session;
     if (!session) return;
+    this.stream.add(event);
+    if (event.type === 'tool.requested' && this.tools.add(event)) this.touch('sessions');
     const time = event.time;
     const prev = this.activity.get(session);
     if (!prev || time > prev) {
@@ -191,23 +196,30 @@ export class ConsoleStore {
     }
     // Counts and "last hook" live in /api: refresh them soon after activity, not per event.
     this.refreshSoon();
-    if (isFleetType(event.type)) {
-      let log = this.fleet.get(session);
-      if (!log) {
-        log = new EventLog();
-        this.fleet.set(session, log);
-      }
-      if (log.add(event)) {
-        this.index(event);
-        this.touch('fleet');
-        if (!this.sessions.some((s) => s.session === session) || event.type.startsWith('session.') || event.type.startsWith('attention.')) {
-          this.refreshSessionsSoon();
-        }
-        if (event.type === 'attention.requested') this.options.onAttention?.(event);
-      }
-    }
+    if (isFleetType(event.type)) this.ingestFleet(session, event);
     const detail = this.detail.get(session);
     if (detail && detail.add(event)) this.touch('detail');
+  }
+
+  private ingestFleet(session: string, event: AepEvent): void {
+    let log = this.fleet.get(session);
+    if (!log) {
+      log = new EventLog();
+      this.fleet.set(session, log);
+      this.released.delete(session);
+    }
+    if (!log.add(event)) return;
+    this.index(event);
+    this.touch('fleet');
+    if (!this.sessions.some((s) => s.session === session) || event.type.startsWith('session.') || event.type.startsWith('attention.')) {
+      this.refreshSessionsSoon();
+    }
+    if (event.type.startsWith('session.')) this.roster.askSoon();
+    if (event.type === 'attention.requested') {
+      // The permission hold may have changed since the last poll: the countdown needs it now.
+      this.refreshSettingsSoon();
+      this.options.onAttention?.(event);
+    }
   }
 
   private index(event: AepEvent): void {
@@ -216,14 +228,16 @@ export class ConsoleStore {
   }
 
   /**
-   * Resume positions for the fleet subscription: exactly after what each fleet log holds, and
-   * from the very start (epoch 0, seq 0: seqs start at 1) for sessions /api listed that the
-   * stream has not shown us yet, so a session born while disconnected arrives whole.
+   * Resume positions for the fleet subscription: exactly after what each fleet log holds (or
+   * held, for released sessions), and from the very start (epoch 0, seq 0: seqs start at 1) for
+   * sessions /api listed that the stream has not shown us yet, so a session born while
+   * disconnected arrives whole.
    */
   private fleetPositions(): Position[] {
     const positions: Position[] = [];
     for (const [session, log] of this.fleet) if (log.last) positions.push({ session, ...log.last });
-    for (const s of this.sessions) if (!this.fleet.get(s.session)?.last) positions.push({ session: s.session, epoch: 0, seq: 0 });
+    for (const [session, last] of this.released) if (last) positions.push({ session, ...last });
+    for (const s of this.sessions) if (!this.fleet.get(s.session)?.last && !this.released.has(s.session)) positions.push({ session: s.session, epoch: 0, seq: 0 });
     return positions;
   }
 
@@ -238,11 +252,11 @@ export class ConsoleStore {
         void this.refreshSessions().then(() => this.catchUpUnknownSessions());
       }
       this.connectedOnce = true;
-    }
+    } else this.roster.disconnected();
   }
 
   private catchUpUnknownSessions(): void {
-    const unknown = this.sessions.map((s) => s.session).filter((s) => !this.fleet.has(s));
+    const unknown = this.sessions.map((s) => s.session).filter((s) => !this.fleet.has(s) && !this.released.has(s));
     if (unknown.length === 0) return;
     const id = `catch-up-${++this.catchUps}`;
     this.socket.subscribe(id, {
@@ -259,6 +273,51 @@ export class ConsoleStore {
     }
     this.statusError = `subscription ${id} refused: ${frame.code}${frame.detail ? ` (${frame.detail})` : ''}`;
     this.touch('status');
+  }
+
+  // ---- retention ----------------------------------------------------------------------------
+
+  protected override sessionsRefreshed(): void {
+    this.releaseEnded();
+  }
+
+  protected override steeringChanged(): void {
+    this.roster.askSoon();
+  }
+
+  /**
+   * Releases what ended sessions hold beyond the newest `keepEnded`: their fleet logs, indexes,
+   * activity time, tool-call ids and commands. Only the resume position (and the tool-call
+   * count) stays, so a reconnect never replays them and their rows still read right.
+   */
+  releaseEnded(): number {
+    const keep = this.options.keepEnded ?? KEEP_ENDED_SESSIONS;
+    const ended = this.sessions.filter((s) => s.state === 'ended' && this.fleet.has(s.session) && !this.detailSubs.has(s.session));
+    if (ended.length <= keep) return 0;
+    const oldestFirst = [...ended].sort((a, b) => (a.lastSeen < b.lastSeen ? -1 : a.lastSeen > b.lastSeen ? 1 : 0));
+    const release = oldestFirst.slice(0, ended.length - keep);
+    for (const s of release) this.release(s.session);
+    this.touch('fleet');
+    this.touch('sessions');
+    return release.length;
+  }
+
+  private release(session: string): void {
+    const log = this.fleet.get(session);
+    if (!log) return;
+    for (const e of log.events) {
+      if (e.cause) this.byCause.delete(e.cause);
+      if (e.subject) this.bySubject.delete(e.subject);
+      this.byCause.delete(e.id);
+      this.bySubject.delete(e.id);
+    }
+    this.released.set(session, log.last);
+    this.fleet.delete(session);
+    this.activity.delete(session);
+    this.exhausted.delete(session);
+    this.detail.delete(session);
+    this.tools.release(session);
+    this.sender.forgetSession(session);
   }
 
   // ---- session detail ---------------------------------------------------------------------
@@ -294,7 +353,7 @@ export class ConsoleStore {
     this.detailReady.delete(session);
     this.socket.unsubscribe(id);
     // Keep at most a few histories in memory.
-    if (this.detail.size > 4) {
+    if (this.detail.size > KEEP_DETAIL) {
       for (const key of this.detail.keys()) {
         if (key !== session && !this.detailSubs.has(key)) {
           this.detail.delete(key);
@@ -309,159 +368,29 @@ export class ConsoleStore {
   /** Sends an instruction to a session; its fate is settled by the stream. */
   sendInstruction(session: string, vendor: VendorId, text: string, surface: Surface = 'console'): SentCommand {
     // The text is redacted-class content (design record): the command declares that capture.
-    return this.sendCommand({ type: instructType(vendor), session, capture: 'redacted', data: { text }, surface }, text);
+    return this.sender.send({ type: instructType(vendor), session, capture: 'redacted', data: { text }, surface }, text);
   }
 
   /** Answers an attention request (AEP-0004 §5, AEP-0006, AEP-0008). */
   respondAttention(request: AepEvent, answer: { option?: string; text?: string; values?: Record<string, unknown> }): SentCommand {
     // A typed reply or form values are operator-authored content (AEP-0002 §5.3): redacted class.
     const capture = answer.text !== undefined || answer.values !== undefined ? 'redacted' : undefined;
-    return this.sendCommand({ type: 'control.attention.respond', session: request.session!, subject: request.id, cause: request.id, capture, data: { answer } });
+    return this.sender.send({ type: 'control.attention.respond', session: request.session!, subject: request.id, cause: request.id, capture, data: { answer } });
   }
 
-  private sendCommand(partial: { type: string; session: string; subject?: string; cause?: string; capture?: Capture; data: Record<string, unknown>; surface?: Surface }, text?: string): SentCommand {
-    const id = newId();
-    const event: AepEvent = {
-      aep: '0.1',
-      id,
-      type: partial.type,
-      time: new Date().toISOString(),
-      source: `urn:aep-companion:console:${this.instance}`,
-      agent: SENDER_AGENT,
-      session: partial.session,
-      ...(partial.subject ? { subject: partial.subject } : {}),
-      ...(partial.cause ? { cause: partial.cause } : {}),
-      ...(partial.capture ? { capture: partial.capture } : {}),
-      data: partial.data,
-      surface: partial.surface ?? 'console',
-    };
-    const command: SentCommand = { id, session: partial.session, type: partial.type, sentAt: event.time, text, surface: event.surface as Surface, sent: false, timedOut: false };
-    command.sent = this.socket.send(event);
-    this.commands.set(id, command);
-    if (command.sent) {
-      setTimeout(() => {
-        if (!(this.byCause.get(id) ?? []).some((e) => e.type === 'control.accepted' || e.type === 'control.rejected') && !command.refusal) {
-          command.timedOut = true;
-          this.touch('commands');
-        }
-      }, this.ackWindowMs);
-    }
-    this.touch('commands');
-    return command;
+  /** Sends any other command (launched-session input, cancel); settled by the stream. */
+  sendCommand(draft: CommandDraft, text?: string): SentCommand {
+    return this.sender.send(draft, text);
   }
 
-  private onCommandError(frame: ErrorFrame): void {
-    const key = frame.cause ?? frame.id;
-    const command = key ? this.commands.get(key) : undefined;
-    if (!command) return;
-    command.refusal = { code: frame.code, detail: frame.detail };
-    this.touch('commands');
+  /** The rows of these sessions (all by default), with roster steerability and tool counts. */
+  rowsOf(summaries: readonly SessionSummary[] = this.sessions): SessionRow[] {
+    return sessionRows(summaries, this.fleet, this.activity, this.vendors, this.steeringEnabled, { roster: this.roster, toolCalls: (s) => this.tools.count(s) });
   }
 
   /** Events caused by a command (acks and outcomes). */
   caused(id: string): readonly AepEvent[] {
     return this.byCause.get(id) ?? [];
-  }
-
-  // ---- /api ---------------------------------------------------------------------------------
-
-  /** Reloads the session list. */
-  async refreshSessions(): Promise<void> {
-    const r = await this.options.api('GET /api/sessions', undefined);
-    if (r.ok) {
-      this.sessions = r.value;
-      this.sessionsLoaded = true;
-      this.sessionsError = null;
-    } else {
-      this.sessionsError = r.error.message;
-    }
-    this.touch('sessions');
-  }
-
-  private refreshSessionsSoon(): void {
-    if (this.sessionsTimer) return;
-    this.sessionsTimer = setTimeout(() => {
-      this.sessionsTimer = null;
-      void this.refreshSessions();
-    }, 250);
-  }
-
-  private refreshSoon(): void {
-    if (this.activityTimer) return;
-    this.activityTimer = setTimeout(() => {
-      this.activityTimer = null;
-      void this.refreshSessions();
-      void this.refreshStatus();
-    }, 1_000);
-  }
-
-  /** Reloads the vendor profiles (steerability facts). */
-  async refreshVendors(): Promise<void> {
-    const r = await this.options.api('GET /api/vendors', undefined);
-    if (r.ok) {
-      this.vendors = r.value;
-      this.touch('sessions');
-    }
-  }
-
-  /** Reloads daemon status: counts, last hooks, the kill switch. */
-  async refreshStatus(): Promise<void> {
-    const r = await this.options.api('GET /api/status', undefined);
-    if (r.ok) {
-      this.status = r.value;
-      this.statusError = null;
-      this.steeringEnabled = r.value.steeringEnabled;
-    } else {
-      this.statusError = r.error.message;
-    }
-    const refused = !r.ok && r.error.code === 'unauthorized';
-    if (refused !== this.tokenRefused) {
-      this.tokenRefused = refused;
-      this.touch('connection');
-    }
-    this.touch('status');
-    this.touch('sessions');
-  }
-
-  /** Flips the kill switch; the shown state is the daemon's answer, never the request. */
-  async setSteering(enabled: boolean): Promise<string | null> {
-    const r = await this.options.api('PUT /api/steering', { enabled, surface: 'console' });
-    if (!r.ok) return r.error.message;
-    this.steeringEnabled = r.value.enabled;
-    this.touch('status');
-    this.touch('sessions');
-    void this.refreshStatus();
-    return null;
-  }
-
-  // ---- notifications ------------------------------------------------------------------------
-
-  /** Marks an area changed; listeners run once on the next frame. */
-  touch(area: StoreArea): void {
-    this.dirty.add(area);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    this.schedule(() => this.flush());
-  }
-
-  /**
-   * Runs pending notifications. During a burst (a replay of thousands of events) views refresh
-   * every BURST_INTERVAL_MS instead of every frame: the frame budget goes to taking events in,
-   * and nobody reads 60 intermediate timelines a second.
-   */
-  flush(): void {
-    this.flushScheduled = false;
-    const now = typeof performance !== 'undefined' ? performance.now() : Date.now();
-    if (this.ingestedSinceFlush > BURST_EVENTS && now - this.lastFlushAt < BURST_INTERVAL_MS) {
-      this.flushScheduled = true;
-      this.schedule(() => this.flush());
-      return;
-    }
-    this.lastFlushAt = now;
-    this.ingestedSinceFlush = 0;
-    for (const area of this.dirty) this.versions[area]++;
-    this.dirty.clear();
-    for (const l of [...this.listeners]) l();
   }
 }
 

@@ -1,9 +1,17 @@
 /** The sessions list as the operator reads it: state, last activity and an honest steerability. */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { SessionSummary } from '../../../common/sessions';
-import type { VendorProfile } from '../../../common/vendors';
+import { instructType, type VendorProfile } from '../../../common/vendors';
 import type { EventLog } from './event-log';
 import { isRunEnd } from './event-types';
+import { sessionFacts, type SessionFacts } from './session-facts';
+
+/** What the relay's live roster says about a session (from RosterState). */
+export interface RosterView {
+  readonly phase: 'unknown' | 'loaded' | 'refused';
+  has(session: string): boolean;
+  accepts(session: string): readonly string[];
+}
 
 /** What a session is doing, derived from its stream. */
 export type SessionPhase = 'working' | 'waiting' | 'idle' | 'ended';
@@ -14,7 +22,11 @@ export type Steerability =
   | { readonly kind: 'not-opted-in' }
   | { readonly kind: 'ended' }
   | { readonly kind: 'unknown-vendor' }
-  | { readonly kind: 'ready'; readonly moments: readonly string[]; readonly cap: number | null };
+  /** Opted in, but the relay holds no route to it now (released at idle expiry). */
+  | { readonly kind: 'released' }
+  /** The roster has not answered yet (or refused): nothing is claimed either way. */
+  | { readonly kind: 'checking' }
+  | { readonly kind: 'ready'; readonly moments: readonly string[]; readonly cap: number | null; readonly idle?: boolean };
 
 /** One row of the sessions list. */
 export interface SessionRow {
@@ -23,6 +35,8 @@ export interface SessionRow {
   readonly lastActivity: string;
   readonly openAttention: number;
   readonly steerability: Steerability;
+  readonly facts: SessionFacts;
+  readonly toolCalls: number;
 }
 
 /** Phase and open attention requests from the fleet events of one session. */
@@ -42,13 +56,27 @@ export function streamState(events: readonly AepEvent[]): { phase: SessionPhase 
   return { phase, open };
 }
 
-/** The steerability badge of a session. */
-export function steerabilityOf(summary: SessionSummary, ended: boolean, steeringEnabled: boolean | null, vendor: VendorProfile | undefined): Steerability {
+/**
+ * The steerability badge of a session. With a roster, the relay's live declaration decides:
+ * the session is steerable exactly when its claimant accepts the vendor's instruct verb now.
+ * Without one (tests of the older model) it falls back to the session's recorded opt-in.
+ */
+export function steerabilityOf(summary: SessionSummary, ended: boolean, steeringEnabled: boolean | null, vendor: VendorProfile | undefined, roster?: RosterView, idle = false): Steerability {
   if (ended) return { kind: 'ended' };
   if (!summary.vendor || !vendor) return { kind: 'unknown-vendor' };
+  const ready: Steerability = { kind: 'ready', moments: vendor.deliveryMoments, cap: vendor.contextCap, idle };
+  if (roster && roster.phase === 'loaded' && roster.accepts(summary.session).includes(instructType(summary.vendor))) return steeringEnabled === false ? { kind: 'off' } : ready;
   if (!steeringEnabled) return { kind: 'off' };
   if (!summary.instructOptIn) return { kind: 'not-opted-in' };
-  return { kind: 'ready', moments: vendor.deliveryMoments, cap: vendor.contextCap };
+  if (!roster) return ready;
+  if (roster.phase !== 'loaded') return { kind: 'checking' };
+  return roster.has(summary.session) ? { kind: 'not-opted-in' } : { kind: 'released' };
+}
+
+/** Optional inputs of `sessionRows`. */
+export interface SessionRowsExtras {
+  readonly roster?: RosterView;
+  readonly toolCalls?: (session: string) => number;
 }
 
 /** Builds the rows, newest activity first. */
@@ -58,9 +86,11 @@ export function sessionRows(
   activity: ReadonlyMap<string, string>,
   vendors: readonly VendorProfile[],
   steeringEnabled: boolean | null,
+  extras: SessionRowsExtras = {},
 ): SessionRow[] {
   const rows = summaries.map((summary) => {
-    const state = streamState(fleet.get(summary.session)?.events ?? []);
+    const events = fleet.get(summary.session)?.events ?? [];
+    const state = streamState(events);
     const ended = summary.state === 'ended' || state.phase === 'ended';
     const openAttention = state.open.size;
     let phase: SessionPhase;
@@ -71,7 +101,8 @@ export function sessionRows(
     const streamed = activity.get(summary.session);
     const lastActivity = streamed && streamed > summary.lastSeen ? streamed : summary.lastSeen;
     const vendor = vendors.find((v) => v.id === summary.vendor);
-    return { summary, phase, lastActivity, openAttention, steerability: steerabilityOf(summary, ended, steeringEnabled, vendor) };
+    const steerability = steerabilityOf(summary, ended, steeringEnabled, vendor, extras.roster, phase === 'idle');
+    return { summary, phase, lastActivity, openAttention, steerability, facts: sessionFacts(events), toolCalls: extras.toolCalls?.(summary.session) ?? 0 };
   });
   return rows.sort((a, b) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0));
 }
@@ -89,15 +120,20 @@ export function exampleMoments(moments: readonly string[]): string[] {
 export function steerabilityLabel(s: Steerability): string {
   switch (s.kind) {
     case 'off':
-      return 'steering off';
+      return 'steering is off';
     case 'not-opted-in':
-      return 'not opted in';
+      return 'not opted in: reinstall with steering';
     case 'ended':
       return 'session ended';
     case 'unknown-vendor':
       return 'not steerable here';
+    case 'released':
+      return 'not reachable now: released after idle';
+    case 'checking':
+      return 'checking the relay';
     case 'ready':
-      return s.moments.length ? `delivered at the next hook (e.g. ${exampleMoments(s.moments).join(', ')})` : 'delivered at the next hook';
+      if (s.idle) return 'next hook (the agent is idle: this reaches it when its next prompt starts)';
+      return s.moments.length ? `next hook (e.g. ${exampleMoments(s.moments).join(', ')})` : 'next hook';
   }
 }
 
@@ -105,14 +141,19 @@ export function steerabilityLabel(s: Steerability): string {
 export function steerabilityHelp(s: Steerability): string {
   switch (s.kind) {
     case 'off':
-      return 'The steering kill switch is off: instructions are refused until you turn steering on in the header.';
+      return 'Steering is off (the kill switch in the header): instructions are refused until you turn it on.';
     case 'not-opted-in':
-      return "This session's hooks were installed without the steering opt-in (AEP_INSTRUCT=1). Reinstall its hooks with steering to instruct it.";
+      return "This session's hooks were installed without the steering opt-in (AEP_INSTRUCT=1). Reinstall its hooks with steering (Setup) to instruct it.";
     case 'ended':
       return 'The session has ended; nothing can reach it any more.';
     case 'unknown-vendor':
       return 'This session comes from an AEP emitter the companion does not steer.';
+    case 'released':
+      return "The relay holds no route to this session now: its hooks went quiet past the idle expiry and it was released. It is claimed again when the agent calls its next hook; send then.";
+    case 'checking':
+      return 'Asking the relay which sessions can be reached right now.';
     case 'ready':
+      if (s.idle) return `The agent is idle. An instruction waits in the queue and reaches it in the reply to its next eligible hook, usually when its next prompt starts (${s.moments.join(', ') || 'none listed'}).`;
       return `An instruction is queued and handed to the agent in the reply to its next eligible hook (${s.moments.join(', ') || 'none listed'}). "Delivered" means the hook reply carried it.`;
   }
 }

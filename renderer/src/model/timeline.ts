@@ -4,7 +4,9 @@
  * instruction and its ack and outcome). Built in one linear pass over the ordered log.
  */
 import type { AepEvent } from '../../../common/aep/envelope';
+import { attentionOutcome } from './attention-items';
 import { settle } from './command-settlement';
+import { INPUT_EVENT, isSendInput, settleInput } from './input-items';
 import { dataNumber, dataString, isDelivered, isDropped, isInstruct, isRunEnd, toolCallId, toolName } from './event-types';
 
 /** Filter categories of the timeline. */
@@ -36,6 +38,20 @@ export interface TimelineRow {
   detail: string;
   status: { tone: Tone; label: string } | null;
   readonly events: AepEvent[];
+  /** The prompt turn (run) the row belongs to: 0 before the first prompt, then 1, 2, … */
+  readonly turn: number;
+  /** The row's content was left out by the capture level (said once, above the timeline). */
+  uncaptured: boolean;
+}
+
+/** One prompt turn (run) of the timeline. */
+export interface TurnInfo {
+  readonly turn: number;
+  /** Key of the turn's prompt row (absent for turn 0). */
+  readonly promptKey: string | null;
+  rows: number;
+  tools: number;
+  ended: boolean;
 }
 
 /** Short display of a duration in milliseconds. */
@@ -62,16 +78,15 @@ function argsSummary(e: AepEvent): string {
     }
     return oneLine(args);
   }
-  return dataString(e, 'args_digest') ? notCaptured(e, 'arguments') : '';
+  return dataString(e, 'args_digest') ? NOT_CAPTURED : '';
 }
 
-/** Says honestly why content is absent: the event's capture level. */
-function notCaptured(e: AepEvent, what: string): string {
-  return `${what} not captured (capture ${e.capture ?? 'metadata'})`;
-}
+/** Marks content the capture level left out; the timeline says so once, not per row. */
+const NOT_CAPTURED = '\u0000not-captured';
 
-function row(e: AepEvent, category: Category, kind: TimelineRow['kind'], title: string, detail = '', status: TimelineRow['status'] = null): TimelineRow {
-  return { key: `${e.source}\n${e.id}`, category, kind, time: e.time, seq: e.seq, title, detail, status, events: [e] };
+function row(e: AepEvent, category: Category, kind: TimelineRow['kind'], title: string, detail = '', status: TimelineRow['status'] = null, turn = 0): TimelineRow {
+  const uncaptured = detail === NOT_CAPTURED;
+  return { key: `${e.source}\n${e.id}`, category, kind, time: e.time, seq: e.seq, title, detail: uncaptured ? '' : detail, status, events: [e], turn, uncaptured };
 }
 
 function instructionStatus(r: TimelineRow): TimelineRow['status'] {
@@ -98,6 +113,11 @@ function instructionStatus(r: TimelineRow): TimelineRow['status'] {
 export class TimelineBuilder {
   rows: TimelineRow[] = [];
   counts: Record<Category, number> = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
+  turns: TurnInfo[] = [{ turn: 0, promptKey: null, rows: 0, tools: 0, ended: false }];
+  /** Rows whose content the capture level left out. */
+  uncaptured = 0;
+  /** The capture levels those rows carried. */
+  uncapturedLevels = new Set<string>();
   private processed = 0;
   private reorders = -1;
   private toolsById = new Map<string, TimelineRow>();
@@ -105,6 +125,8 @@ export class TimelineBuilder {
   private attention = new Map<string, TimelineRow>();
   private commands = new Map<string, TimelineRow>();
   private respondToAttention = new Map<string, TimelineRow>();
+  private openPrompt: TimelineRow | null = null;
+  private inputs = new Map<string, TimelineRow>();
 
   /** Brings the rows up to date with the log; true when anything changed. */
   update(log: { readonly events: readonly AepEvent[]; readonly reorders: number }): boolean {
@@ -122,17 +144,32 @@ export class TimelineBuilder {
   private reset(): void {
     this.rows = [];
     this.counts = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
+    this.turns = [{ turn: 0, promptKey: null, rows: 0, tools: 0, ended: false }];
+    this.uncaptured = 0;
+    this.uncapturedLevels = new Set();
     this.processed = 0;
     this.toolsById.clear();
     this.toolsByName.clear();
     this.attention.clear();
     this.commands.clear();
     this.respondToAttention.clear();
+    this.openPrompt = null;
+    this.inputs.clear();
   }
 
   private push(r: TimelineRow): void {
+    const turn = this.turns[this.turns.length - 1];
+    (r as { turn: number }).turn = turn.turn;
     this.rows.push(r);
     this.counts[r.category]++;
+    turn.rows++;
+    if (r.kind === 'tool') turn.tools++;
+    if (r.uncaptured) this.noteUncaptured(r.events[0]);
+  }
+
+  private noteUncaptured(e: AepEvent): void {
+    this.uncaptured++;
+    this.uncapturedLevels.add(e.capture ?? 'metadata');
   }
 
   /** Folds one event into the rows. */
@@ -179,11 +216,8 @@ export class TimelineBuilder {
     if (t.startsWith('attention.') && e.subject && this.attention.has(e.subject)) {
       const r = this.attention.get(e.subject)!;
       r.events.push(e);
-      if (t === 'attention.answered') {
-        const answer = e.data?.answer as { option?: unknown; text?: unknown } | undefined;
-        r.status = { tone: 'ok', label: `answered: ${answer?.option ? String(answer.option) : answer?.text ? 'text reply' : 'values'}` };
-      } else if (t === 'attention.timeout') r.status = { tone: 'bad', label: 'timed out' };
-      else if (t === 'attention.resolved' && r.status?.tone === 'warn') r.status = { tone: 'neutral', label: `resolved (${dataString(e, 'resolution') ?? 'closed'})` };
+      const outcome = attentionOutcome(r.events.slice(1).filter((x) => x.type.startsWith('attention.')));
+      r.status = { tone: outcome.tone, label: outcome.label };
       return;
     }
     if (t === 'control.attention.respond' && e.subject && this.attention.has(e.subject)) {
@@ -192,8 +226,32 @@ export class TimelineBuilder {
       this.respondToAttention.set(e.id, r);
       return;
     }
+    if (isSendInput(t)) {
+      const text = dataString(e, 'text');
+      const r = row(e, 'steering', 'instruction', 'Message', text !== undefined ? oneLine(text) : NOT_CAPTURED, { tone: 'neutral', label: 'sent' });
+      this.push(r);
+      this.inputs.set(e.id, r);
+      return;
+    }
+    if (e.cause && ((this.inputs.has(e.cause) && (t === 'control.accepted' || t === 'control.rejected')) || INPUT_EVENT.test(t))) {
+      let r = this.inputs.get(e.cause);
+      if (!r) {
+        // An input the companion sent itself (a launch's first prompt): one row for its lifecycle.
+        r = row(e, 'steering', 'instruction', 'Message', 'the first prompt, sent with the launch', null);
+        this.push(r);
+        this.inputs.set(e.cause, r);
+        const first = settleInput([e], null);
+        r.status = { tone: first.tone, label: first.label };
+        return;
+      }
+      r.events.push(e);
+      const s = settleInput(r.events.filter((x) => !isSendInput(x.type)), null);
+      r.status = { tone: s.tone, label: s.label };
+      return;
+    }
     if (isInstruct(t)) {
-      const r = row(e, 'steering', 'instruction', 'Instruction', oneLine(dataString(e, 'text') ?? notCaptured(e, 'text')), { tone: 'neutral', label: 'sent' });
+      const text = dataString(e, 'text');
+      const r = row(e, 'steering', 'instruction', 'Instruction', text !== undefined ? oneLine(text) : NOT_CAPTURED, { tone: 'neutral', label: 'sent' });
       this.push(r);
       this.commands.set(e.id, r);
       return;
@@ -217,12 +275,20 @@ export class TimelineBuilder {
     }
     if (t === 'run.started') {
       const prompt = dataString(e, 'prompt');
-      this.push(row(e, 'runs', 'prompt', 'Prompt', prompt !== undefined ? oneLine(prompt, 240) : notCaptured(e, 'prompt text')));
+      const r = row(e, 'runs', 'prompt', 'Prompt', prompt !== undefined ? oneLine(prompt, 240) : NOT_CAPTURED, { tone: 'pending', label: 'running' });
+      this.turns.push({ turn: this.turns.length, promptKey: r.key, rows: 0, tools: 0, ended: false });
+      this.openPrompt = r;
+      this.push(r);
       return;
     }
     if (isRunEnd(t)) {
       const d = formatMs(dataNumber(e, 'duration_ms'));
       const label = t === 'run.finished' ? 'Run finished' : t === 'run.failed' ? `Run failed (${dataString(e, 'reason') ?? 'error'})` : 'Run cancelled';
+      this.turns[this.turns.length - 1].ended = true;
+      if (this.openPrompt) {
+        this.openPrompt.status = { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: `${t === 'run.finished' ? 'finished' : t.slice(4)}${d ? ` · ${d}` : ''}` };
+        this.openPrompt = null;
+      }
       this.push(row(e, 'runs', 'run-end', label, oneLine(dataString(e, 'summary') ?? ''), { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: d || t.slice(4) }));
       return;
     }

@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { MAX_INSTRUCTION_CHARS } from '../../../common/steering';
 import { bridge } from '../api/connection-info';
 import { instructionItems } from '../model/instructions';
-import { sessionRows, steerabilityHelp } from '../model/session-rows';
+import { steerabilityHelp } from '../model/session-rows';
 import { useConsole, useStoreAreas } from '../shell/console-context';
 import type { QuickInstructProps } from '../shell/route-slots';
 import { Badge } from '../ui/Badge';
@@ -28,7 +28,7 @@ export function QuickInstruct({ session: asked }: QuickInstructProps) {
   const [text, setText] = useState('');
   const [sent, setSent] = useState<readonly string[]>([]);
 
-  const rows = useMemo(() => sessionRows(store.sessions, store.fleet, store.activity, store.vendors, store.steeringEnabled), [store, version]);
+  const rows = useMemo(() => store.rowsOf(), [store, version]);
   const live = liveRows(rows);
   const fallback = defaultSession(rows);
   // Lock the preselection once a steerable session is known, so the target never moves while typing.

@@ -4,12 +4,15 @@ import { AuditView } from '../views/audit/AuditView';
 import { InboxView } from '../views/inbox/InboxView';
 import { SessionView } from '../views/session/SessionView';
 import { SessionsView } from '../views/sessions/SessionsView';
+import { SearchView } from '../views/search/SearchView';
+import { StreamView } from '../views/stream/StreamView';
 import { SettingsView } from '../views/settings/SettingsView';
 import { EmptyState } from '../ui/EmptyState';
 import { ConnectionBanner } from './ConnectionBanner';
 import { Header } from './Header';
 import { routeSlots } from './route-slots';
 import { StatusBar } from './StatusBar';
+import { useAttentionTitle } from './attention-signals';
 import { navigate, useRoute, type Route } from './use-route';
 import { useFirstRunRedirect } from '../wizard/first-run';
 
@@ -18,6 +21,8 @@ const SHORTCUTS: Record<string, Route> = {
   '2': { name: 'inbox' },
   '3': { name: 'audit' },
   '4': { name: 'settings' },
+  '5': { name: 'stream' },
+  '6': { name: 'search', q: '' },
 };
 
 function RoutedView({ route }: { route: Route }) {
@@ -25,7 +30,11 @@ function RoutedView({ route }: { route: Route }) {
     case 'sessions':
       return <SessionsView />;
     case 'session':
-      return <SessionView id={route.id} />;
+      return <SessionView id={route.id} event={route.event} />;
+    case 'stream':
+      return <StreamView />;
+    case 'search':
+      return <SearchView q={route.q} />;
     case 'inbox':
       return <InboxView />;
     case 'audit':
@@ -54,6 +63,7 @@ function RoutedView({ route }: { route: Route }) {
 export function App() {
   const route = useRoute();
   useFirstRunRedirect(route);
+  useAttentionTitle();
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

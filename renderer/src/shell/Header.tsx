@@ -8,6 +8,8 @@ import type { Route } from './use-route';
 const TABS = [
   { name: 'sessions', label: 'Sessions', key: '1' },
   { name: 'inbox', label: 'Inbox', key: '2' },
+  { name: 'stream', label: 'Stream', key: '5' },
+  { name: 'search', label: 'Search', key: '6' },
   { name: 'audit', label: 'Audit', key: '3' },
   { name: 'settings', label: 'Settings', key: '4' },
 ] as const;

@@ -4,7 +4,9 @@ import { useEffect, useState } from 'react';
 /** A parsed route. */
 export type Route =
   | { readonly name: 'sessions' }
-  | { readonly name: 'session'; readonly id: string }
+  | { readonly name: 'session'; readonly id: string; readonly event?: string }
+  | { readonly name: 'stream' }
+  | { readonly name: 'search'; readonly q: string }
   | { readonly name: 'inbox' }
   | { readonly name: 'audit' }
   | { readonly name: 'settings' }
@@ -17,7 +19,12 @@ export function parseRoute(hash: string): Route {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   switch (parts[0]) {
     case 'sessions':
-      return parts[1] ? { name: 'session', id: parts[1] } : { name: 'sessions' };
+      if (!parts[1]) return { name: 'sessions' };
+      return new URLSearchParams(query).get('event') ? { name: 'session', id: parts[1], event: new URLSearchParams(query).get('event')! } : { name: 'session', id: parts[1] };
+    case 'stream':
+      return { name: 'stream' };
+    case 'search':
+      return { name: 'search', q: new URLSearchParams(query).get('q') ?? '' };
     case 'inbox':
       return { name: 'inbox' };
     case 'audit':
@@ -37,7 +44,9 @@ export function parseRoute(hash: string): Route {
 export function routeHash(route: Route): string {
   switch (route.name) {
     case 'session':
-      return `#/sessions/${encodeURIComponent(route.id)}`;
+      return `#/sessions/${encodeURIComponent(route.id)}${route.event ? `?event=${encodeURIComponent(route.event)}` : ''}`;
+    case 'search':
+      return route.q ? `#/search?q=${encodeURIComponent(route.q)}` : '#/search';
     case 'quick-instruct':
       return route.session ? `#/quick-instruct?session=${encodeURIComponent(route.session)}` : '#/quick-instruct';
     default:

@@ -14,6 +14,12 @@ export interface VirtualListProps<T> {
   readonly selected?: number;
   readonly onSelect?: (index: number) => void;
   readonly onActivate?: (index: number) => void;
+  /** A click on a row (defaults to onSelect). */
+  readonly onClickRow?: (index: number) => void;
+  /** Extra keys for the owner; return true when handled. */
+  readonly onKey?: (key: string, selected: number | undefined) => boolean;
+  /** Prefix of the rows' element ids (aria-activedescendant). */
+  readonly idPrefix?: string;
   readonly label: string;
   readonly overscan?: number;
 }
@@ -72,13 +78,14 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     visible.push(
       <div
         key={props.itemKey(item)}
+        id={props.idPrefix ? `${props.idPrefix}-${i}` : undefined}
         className={`vrow${props.selected === i ? ' vrow-selected' : ''}`}
         role="option"
         aria-posinset={i + 1}
         aria-setsize={items.length}
         aria-selected={props.selected === i}
         style={{ top: i * rowHeight, height: rowHeight }}
-        onClick={() => props.onSelect?.(i)}
+        onClick={() => (props.onClickRow ?? props.onSelect)?.(i)}
         onDoubleClick={() => props.onActivate?.(i)}
       >
         {props.renderRow(item, i)}
@@ -88,6 +95,10 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (!props.onSelect || items.length === 0) return;
+    if (props.onKey?.(e.key, props.selected)) {
+      e.preventDefault();
+      return;
+    }
     const current = props.selected ?? -1;
     const page = Math.max(1, Math.floor(viewport.height / rowHeight) - 1);
     let next: number | null = null;
@@ -118,7 +129,16 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
 
   return (
     <div className="vlist-wrap">
-      <div ref={scroller} className="vlist" role="listbox" aria-label={props.label} tabIndex={0} onScroll={onScroll} onKeyDown={onKeyDown}>
+      <div
+        ref={scroller}
+        className="vlist"
+        role="listbox"
+        aria-label={props.label}
+        aria-activedescendant={props.idPrefix && props.selected !== undefined && props.selected >= first && props.selected < last ? `${props.idPrefix}-${props.selected}` : undefined}
+        tabIndex={0}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+      >
         <div className="vlist-inner" style={{ height: items.length * rowHeight }}>
           {visible}
         </div>

@@ -1,5 +1,5 @@
 /** A clock for relative times, shared by every subscriber so they all tick together. */
-import { useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 
 let now = Date.now();
 const listeners = new Set<() => void>();
@@ -25,4 +25,14 @@ function subscribe(listener: () => void): () => void {
 /** Current time in ms, refreshed every few seconds. */
 export function useNow(): number {
   return useSyncExternalStore(subscribe, () => now);
+}
+
+/** Current time in ms, refreshed every second while the caller is mounted (countdowns). */
+export function useSecondClock(): number {
+  const [t, setT] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setT(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, []);
+  return t;
 }

@@ -6,7 +6,7 @@ import type { PerVendor } from './load-state';
 import { StepFooter } from './StepFooter';
 
 /** The apply step. */
-export function ApplyStep({ applied, onNext, onBackToPreview }: { applied: PerVendor<InstallPlan>; onNext: () => void; onBackToPreview: () => void }) {
+export function ApplyStep({ applied, captureError, onNext, onBackToPreview }: { applied: PerVendor<InstallPlan>; captureError?: string | null; onNext: () => void; onBackToPreview: () => void }) {
   const vendors = Object.keys(applied) as VendorId[];
   const running = vendors.some((v) => applied[v]?.state === 'loading' || applied[v]?.state === 'idle');
   const okCount = vendors.filter((v) => applied[v]?.state === 'ok').length;
@@ -52,6 +52,7 @@ export function ApplyStep({ applied, onNext, onBackToPreview }: { applied: PerVe
           );
         })}
       </ul>
+      {captureError ? <p className="error-text small">The capture level could not be saved: {captureError}</p> : null}
       {!running && okCount > 0 ? <p className="small muted">Backups of the original files and a record of every entry written are kept in the companion’s data directory; each write is in the audit log.</p> : null}
       <StepFooter note={running ? 'Writing one file set at a time.' : undefined}>
         {!running && failed.length ? (

@@ -13,13 +13,13 @@ function hint(d: VendorDetection | undefined): string {
 }
 
 function TransportChoice({ vendor, choices, onChange }: { vendor: VendorId; choices: WizardChoices; onChange: (c: WizardChoices) => void }) {
-  const value = choices.vendors[vendor].transport ?? 'http';
+  const value = choices.vendors[vendor].transport ?? 'command';
   return (
     <label className="wz-inline small">
       <span className="muted">Hooks reach the companion by</span>
-      <select className="input wz-select" value={value} onChange={(e) => onChange(updateVendor(choices, vendor, { transport: e.target.value === 'command' ? 'command' : null }))} aria-label={`How ${VENDOR_NAMES[vendor]} hooks reach the companion`}>
-        <option value="http">HTTP hooks (export AEP_HOOK_TOKEN in your shell)</option>
-        <option value="command">the launcher script (reads the token file itself)</option>
+      <select className="input wz-select" value={value} onChange={(e) => onChange(updateVendor(choices, vendor, { transport: e.target.value === 'http' ? 'http' : null }))} aria-label={`How ${VENDOR_NAMES[vendor]} hooks reach the companion`} data-testid={`transport-${vendor}`}>
+        <option value="command">the launcher (recommended: works from any shell, on any port)</option>
+        <option value="http">HTTP hooks (every shell must export AEP_HOOK_TOKEN; reinstall when the port changes)</option>
       </select>
     </label>
   );
@@ -65,7 +65,7 @@ export function ChooseStep({ choices, detections, onChange, onBack, onNext }: { 
             <input type="radio" name="scope" checked={choices.scope === 'project'} onChange={() => onChange({ ...choices, scope: 'project' })} />
             <span>
               <strong>One project only</strong>
-              <span className="small muted">The project’s own settings (e.g. .claude/settings.json in it): only sessions started there are watched.</span>
+              <span className="small muted">The project’s own settings (e.g. .claude/settings.local.json, kept out of git): only sessions started there are watched.</span>
             </span>
           </label>
         </div>
@@ -79,7 +79,7 @@ export function ChooseStep({ choices, detections, onChange, onBack, onNext }: { 
       </fieldset>
       <StepFooter onBack={onBack} note={chosen.length ? `${chosen.length} selected` : 'Choose at least one agent.'}>
         <button type="button" className="btn btn-primary" onClick={onNext} disabled={chosen.length === 0 || problem !== null} data-testid="wizard-next">
-          Next: steering
+          Next: what is kept
         </button>
       </StepFooter>
     </>

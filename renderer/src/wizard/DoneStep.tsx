@@ -4,7 +4,11 @@ import type { Settings } from '../../../common/settings';
 import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { dateTime } from '../ui/format';
 import type { Load, PerVendor } from './load-state';
+import { CopyButton } from './CopyButton';
 import { StepFooter } from './StepFooter';
+
+/** Quotes a path for a POSIX shell when it needs it. */
+const quoted = (path: string): string => (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
 
 /** The done step. */
 export function DoneStep({ settings, vendors, applied }: { settings: Load<Settings>; vendors: readonly VendorId[]; applied: PerVendor<InstallPlan> }) {
@@ -30,9 +34,21 @@ export function DoneStep({ settings, vendors, applied }: { settings: Load<Settin
         ) : (
           <li>Steering was not opted in for any agent; run setup again from Settings to change that.</li>
         )}
-        <li>
-          To undo, run <code>aep-companion uninstall --vendor &lt;agent&gt;</code>: it removes exactly the entries written here.
-        </li>
+        {vendors.map((v) => {
+          const a = applied[v];
+          const o = a?.state === 'ok' ? a.value.options : null;
+          const command = `aep-companion uninstall --vendor ${v}${o?.scope === 'project' && o.project ? ` --scope project --project ${quoted(o.project)}` : ''}`;
+          return (
+            <li key={v} data-testid="undo" data-vendor={v}>
+              To remove the {VENDOR_NAMES[v]} hooks again, run{' '}
+              <span className="wz-command">
+                <code>{command}</code>
+                <CopyButton text={command} />
+              </span>
+              : it removes exactly the entries written here.
+            </li>
+          );
+        })}
       </ul>
       <StepFooter>
         <a className="btn btn-primary" href="#/sessions" data-testid="wizard-open-console">

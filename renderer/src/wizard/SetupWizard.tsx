@@ -1,14 +1,18 @@
 /**
- * The setup wizard (#/setup): welcome → detected agents → choose → steering opt-ins → preview the
- * exact diffs → apply → verify (doctor, then a live check for the first hook) → done. Every
- * file change goes through the daemon's installer API, which backs up, writes and audits.
+ * The setup wizard (#/setup): welcome → detected agents → choose → what is kept (capture level) →
+ * steering opt-ins → preview the exact diffs → apply → verify (doctor, then a live check for the
+ * first hook) → done. Every file change goes through the daemon's installer API, which backs up,
+ * writes and audits; the capture level is saved with Apply.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Capture } from '../../../common/aep/envelope';
 import type { DoctorFinding, InstallPlan, VendorDetection } from '../../../common/api';
 import type { Settings } from '../../../common/settings';
 import type { VendorId } from '../../../common/vendors';
 import { useConsole } from '../shell/console-context';
 import { ApplyStep } from './ApplyStep';
+import { RECOMMENDED_CAPTURE } from './capture-levels';
+import { CaptureStep } from './CaptureStep';
 import { ChooseStep } from './ChooseStep';
 import { DetectStep } from './DetectStep';
 import { DoneStep } from './DoneStep';
@@ -31,6 +35,9 @@ export function SetupWizard() {
   const [applied, setApplied] = useState<PerVendor<InstallPlan>>({});
   const [findings, setFindings] = useState<PerVendor<readonly DoctorFinding[]>>({});
   const [settings, setSettings] = useState<Load<Settings>>(IDLE);
+  // The capture level to save with Apply: the recommended one on a first setup, else the current setting.
+  const [capture, setCapture] = useState<Capture | null>(null);
+  const [captureError, setCaptureError] = useState<string | null>(null);
   // Plans answered for an earlier set of choices (Back, change, Next) must not land in the new preview.
   const previewRun = useRef(0);
 
@@ -43,7 +50,11 @@ export function SetupWizard() {
 
   useEffect(() => {
     void detect();
-    void api('GET /api/settings', undefined).then((r) => setSettings(fromResult(r)));
+    void api('GET /api/settings', undefined).then((r) => {
+      setSettings(fromResult(r));
+      // A first setup starts at the recommended level; a rerun keeps the level chosen before.
+      if (r.ok) setCapture((prev) => prev ?? (r.value['setup.completedAt'] ? r.value['capture.ceiling'] : RECOMMENDED_CAPTURE));
+    });
   }, [api, detect]);
 
   const go = (next: StepId) => {
@@ -73,6 +84,12 @@ export function SetupWizard() {
   const apply = async (c: WizardChoices, vendors: readonly VendorId[]) => {
     go('apply');
     setApplied(Object.fromEntries(vendors.map((v) => [v, IDLE])));
+    const level = capture ?? RECOMMENDED_CAPTURE;
+    if (settings.state !== 'ok' || settings.value['capture.ceiling'] !== level) {
+      const saved = await api('PATCH /api/settings', { 'capture.ceiling': level });
+      if (saved.ok) setSettings(fromResult(saved));
+      setCaptureError(saved.ok ? null : saved.error.message);
+    }
     // One at a time: vendors can share a file (the hook launcher), and each write is audited in order.
     for (const v of vendors) {
       setApplied((prev) => ({ ...prev, [v]: LOADING }));
@@ -98,13 +115,14 @@ export function SetupWizard() {
   };
 
   const skip = async () => {
-    // Skipping counts as finishing: the wizard stops opening on its own and stays in Settings.
-    if (settings.state === 'ok' && settings.value['setup.completedAt']) {
+    // Skipping is recorded as skipped (not finished): the wizard stops opening on its own, and
+    // Settings still says setup has not been finished.
+    if (settings.state === 'ok' && (settings.value['setup.completedAt'] || settings.value['setup.skippedAt'])) {
       window.location.hash = '#/sessions';
       return;
     }
     setSettings(LOADING);
-    const r = await api('PATCH /api/settings', { 'setup.completedAt': new Date().toISOString() });
+    const r = await api('PATCH /api/settings', { 'setup.skippedAt': new Date().toISOString() });
     setSettings(fromResult(r));
     if (r.ok) window.location.hash = '#/sessions';
   };
@@ -126,13 +144,15 @@ export function SetupWizard() {
         ) : step === 'detect' ? (
           <DetectStep detections={detections} onRefresh={detect} onBack={back} onNext={() => go('choose')} />
         ) : step === 'choose' && choices ? (
-          <ChooseStep choices={choices} detections={detections.state === 'ok' ? detections.value : []} onChange={setChoices} onBack={back} onNext={() => go('steering')} />
+          <ChooseStep choices={choices} detections={detections.state === 'ok' ? detections.value : []} onChange={setChoices} onBack={back} onNext={() => go('capture')} />
+        ) : step === 'capture' ? (
+          <CaptureStep value={capture ?? RECOMMENDED_CAPTURE} current={settings.state === 'ok' ? settings.value['capture.ceiling'] : null} onChange={setCapture} onBack={back} onNext={() => go('steering')} />
         ) : step === 'steering' && choices ? (
           <SteeringStep choices={choices} onChange={setChoices} onBack={back} onNext={() => void preview(choices)} />
         ) : step === 'preview' && choices ? (
           <PreviewStep plans={plans} onBack={back} onApply={(vendors) => void apply(choices, vendors)} />
         ) : step === 'apply' ? (
-          <ApplyStep applied={applied} onNext={() => void verify(appliedVendors)} onBackToPreview={() => choices && void preview(choices)} />
+          <ApplyStep applied={applied} captureError={captureError} onNext={() => void verify(appliedVendors)} onBackToPreview={() => choices && void preview(choices)} />
         ) : step === 'verify' ? (
           <VerifyStep findings={findings} vendors={appliedVendors} saving={settings.state === 'loading'} saveError={settings.state === 'error' ? settings.error : null} onRerun={() => void verify(appliedVendors)} onFinish={() => void finish()} />
         ) : step === 'done' ? (

@@ -8,6 +8,7 @@ import type { DoctorFinding } from '../../../common/api';
 import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { useConsole, useStoreAreas } from '../shell/console-context';
 import { Badge } from '../ui/Badge';
+import { HookPortNotice } from '../views/settings/HookPortNotice';
 import { clockTime } from '../ui/format';
 import type { PerVendor } from './load-state';
 import { StepFooter } from './StepFooter';
@@ -86,6 +87,7 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
   return (
     <>
       <h2 className="wz-title">Check the connection</h2>
+      <HookPortNotice />
       <h3 className="section-title wz-subtitle">
         Doctor
         {doctorDone ? (

@@ -1,5 +1,5 @@
 /**
- * First run: the settings decide. When `setup.completedAt` is null the console opens the setup
+ * First run: the settings decide. When neither `setup.completedAt` nor `setup.skippedAt` is set the console opens the setup
  * wizard once per window, unless the Electron launch option or a `skipWizard` query flag says to
  * skip it (tests and scripted installs).
  */
@@ -18,9 +18,9 @@ export function skipWizardRequested(location: { readonly search: string; readonl
   return false;
 }
 
-/** Whether the wizard should open: setup never finished, nothing asked to skip, not already there. */
-export function shouldOpenWizard(completedAt: string | null | undefined, skip: boolean, route: Route): boolean {
-  if (skip || completedAt) return false;
+/** Whether the wizard should open: setup never finished nor skipped, nothing asked to skip, not already there. */
+export function shouldOpenWizard(completedAt: string | null | undefined, skip: boolean, route: Route, skippedAt?: string | null): boolean {
+  if (skip || completedAt || skippedAt) return false;
   return route.name !== 'setup' && route.name !== 'quick-instruct';
 }
 
@@ -41,7 +41,7 @@ export function useFirstRunRedirect(route: Route): void {
     }
     void api('GET /api/settings', undefined).then((r) => {
       if (!r.ok) return mark('unknown');
-      if (shouldOpenWizard(r.value['setup.completedAt'], false, routeRef.current)) {
+      if (shouldOpenWizard(r.value['setup.completedAt'], false, routeRef.current, r.value['setup.skippedAt'])) {
         window.location.hash = '#/setup';
         mark('opened');
       } else mark('not-needed');

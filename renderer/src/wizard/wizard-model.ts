@@ -6,7 +6,7 @@ import type { InstallOptions, InstallScope, VendorDetection } from '../../../com
 import { VENDORS, type VendorId } from '../../../common/vendors';
 
 /** The steps, in order. */
-export const STEPS = ['welcome', 'detect', 'choose', 'steering', 'preview', 'apply', 'verify', 'done'] as const;
+export const STEPS = ['welcome', 'detect', 'choose', 'capture', 'steering', 'preview', 'apply', 'verify', 'done'] as const;
 /** One step. */
 export type StepId = (typeof STEPS)[number];
 
@@ -15,6 +15,7 @@ export const STEP_LABELS: Readonly<Record<StepId, string>> = {
   welcome: 'Welcome',
   detect: 'Your agents',
   choose: 'Choose',
+  capture: 'Capture',
   steering: 'Steering',
   preview: 'Preview',
   apply: 'Apply',
@@ -22,7 +23,7 @@ export const STEP_LABELS: Readonly<Record<StepId, string>> = {
   done: 'Done',
 };
 
-/** Vendors whose hooks can call the daemon over HTTP directly (the installer's default for them). */
+/** Vendors whose hooks can also call the daemon over HTTP directly (the launcher is the installer's default for every vendor). */
 export const HTTP_VENDORS: readonly VendorId[] = ['claude-code', 'qwen-code'];
 
 /** What the operator chose for one vendor. */

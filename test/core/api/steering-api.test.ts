@@ -86,7 +86,8 @@ describe('/api/instructions', () => {
 describe('/api/vendors', () => {
   it('serves every vendor profile with its delivery moments, cap and session-end moment', async () => {
     const vendors = (await call('GET', '/api/vendors')).json as { id: string; sessionEndMoment: string | null; contextCap: number | null }[];
-    expect(vendors.map((v) => v.id)).toEqual(['claude-code', 'codex', 'qwen-code', 'vscode', 'hermes']);
+    expect(vendors.map((v) => v.id)).toEqual(['claude-code', 'codex', 'qwen-code', 'vscode', 'hermes', 'cline']);
+    expect(vendors.find((v) => v.id === 'cline')?.sessionEndMoment).toBe('session_shutdown');
     expect(vendors.find((v) => v.id === 'codex')?.sessionEndMoment).toBeNull();
     expect(vendors.find((v) => v.id === 'claude-code')?.contextCap).toBe(10_000);
   });

@@ -65,6 +65,26 @@ describe('aep-companion steering', () => {
     expect(audit).toEqual(['steering.disabled', 'steering.enabled']);
   });
 
+  it('never writes the database while a daemon holds the data directory, even when daemon.json is stale', async () => {
+    d = await startHooksDaemon({ clock: new TestClock() });
+    // daemon.json names a URL nobody answers at (e.g. left by a kill -9), but this daemon holds the lock.
+    writeFileSync(join(d.dataDir, 'daemon.json'), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 4242 }));
+    const outcome = await steering(d.dataDir, true, {});
+    expect(outcome).toMatchObject({ code: 1, message: expect.stringContaining('pid 4242') });
+    expect(outcome.message).toContain('nothing was changed');
+    expect(outcome.message.split('\n')).toHaveLength(1);
+    // The one source of truth is untouched: the running daemon still says off, and nothing was audited.
+    expect(d.parts.killSwitch.enabled).toBe(false);
+    expect(d.daemon.context.settings.get('features.steering')).toBe(false);
+    expect(d.daemon.context.audit.query({ surface: 'cli' }).rows).toEqual([]);
+    const db = openDb(join(d.dataDir, 'companion.db'));
+    try {
+      expect(new SettingsRepo(db).get('features.steering')).toBe(false);
+    } finally {
+      db.close();
+    }
+  });
+
   it('refuses to write behind the back of an AEP_COMPANION_URL that does not answer', async () => {
     const dataDir = tempDataDir();
     const outcome = await steering(dataDir, true, { AEP_COMPANION_URL: 'http://127.0.0.1:9' });

@@ -242,6 +242,27 @@ describe('drops', () => {
   });
 });
 
+describe('memory of idle sessions', () => {
+  it('lets go of an idle session that never sent its end (claim and emitter state), and declares it again when it returns', async () => {
+    const clock = new TestClock();
+    const { d, c } = await setup({ clock });
+    await cc(d, 'SessionStart', 'quiet');
+    await cc(d, 'UserPromptSubmit', 'quiet');
+    const before = (await c.event((e) => e.session === 'quiet' && e.type === 'run.started')).seq as number;
+    expect((await c.roster()).some((e) => e.session === 'quiet')).toBe(true);
+    clock.advance(30 * 60_000);
+    d.parts.sweep();
+    // Claude Code has a session-end moment, but a session may never send it: the claim goes anyway.
+    expect((await c.roster()).some((e) => e.session === 'quiet')).toBe(false);
+    expect(d.parts.emitters.get('claude-code')?.tracked).toBe(0);
+    await cc(d, 'UserPromptSubmit', 'quiet');
+    expect((await c.roster()).find((e) => e.session === 'quiet')?.control).toMatchObject({ accepts: ['x.claude-code.control.instruct'] });
+    // Positions resume after the stored ones: none is reused.
+    const after = (await c.event((e) => e.session === 'quiet' && (e.seq as number) > before && e.type === 'run.started')).seq as number;
+    expect(after).toBeGreaterThan(before);
+  });
+});
+
 describe('restart', () => {
   it('keeps the queue across a daemon restart, starts a new epoch, and delivers on the next hook', async () => {
     const { d: first, c } = await setup();

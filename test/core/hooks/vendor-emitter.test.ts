@@ -141,3 +141,39 @@ describe('VendorEmitter', () => {
     expect(link.batches.map((b) => b.map((e) => e.seq))).toEqual([[1], [2]]);
   });
 });
+
+describe('VendorEmitter memory bounds', () => {
+  it('holds at most maxSessions sessions, letting the least recently used go (claim included)', () => {
+    const link = new FakeLink();
+    const emitter = new VendorEmitter('codex', link, 7, () => 0, () => `ID${++n}`, { maxSessions: 3 });
+    for (const s of ['a', 'b', 'c']) emitter.stamp(s, [{ type: 'progress.status' }]);
+    emitter.stamp('a', [{ type: 'progress.status' }]);
+    emitter.stamp('d', [{ type: 'progress.status' }]);
+    expect(emitter.tracked).toBe(3);
+    // 'b' was the least recently used.
+    expect(link.released).toEqual(['b']);
+  });
+
+  it('resumes a session it let go after the highest stored position, so no position is reused', () => {
+    const stored = new Map<string, number>();
+    const emitter = new VendorEmitter('codex', new FakeLink(), 7, () => 0, () => `ID${++n}`, { maxSessions: 1, resumeSeq: (s) => stored.get(s) ?? 0 });
+    const [a1, a2] = emitter.stamp('a', [{ type: 'progress.status' }, { type: 'progress.status' }]);
+    stored.set('a', a2.seq as number);
+    emitter.stamp('b', [{ type: 'progress.status' }]);
+    expect(emitter.tracked).toBe(1);
+    const [a3] = emitter.stamp('a', [{ type: 'progress.status' }]);
+    expect([a1.seq, a2.seq, a3.seq]).toEqual([1, 2, 3]);
+  });
+
+  it('lets go of sessions unused since a time (ended or silent), newest kept', () => {
+    let now = 0;
+    const link = new FakeLink();
+    const emitter = new VendorEmitter('codex', link, 7, () => now, () => `ID${++n}`);
+    emitter.stamp('old', [{ type: 'progress.status' }]);
+    now = 1_000;
+    emitter.stamp('new', [{ type: 'progress.status' }]);
+    expect(emitter.forgetIdle(500)).toBe(1);
+    expect(emitter.tracked).toBe(1);
+    expect(link.released).toEqual(['old']);
+  });
+});

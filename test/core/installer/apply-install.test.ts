@@ -29,8 +29,8 @@ const codex: InstallOptions = {
 };
 
 describe('apply', () => {
-  it('writes through a symlinked config and keeps the link', async () => {
-    const real = join(t.root, 'dotfiles', 'codex-hooks.json');
+  it('writes through a symlinked config inside the home directory and keeps the link', async () => {
+    const real = join(t.env.home, 'dotfiles', 'codex-hooks.json');
     const original = await fixture('codex/hooks.json');
     await put(real, original);
     const link = join(t.env.home, '.codex', 'hooks.json');

@@ -73,6 +73,7 @@ describe('detect', () => {
       'qwen-code': join(vars.QWEN_HOME, 'settings.json'),
       vscode: join(t.env.home, '.copilot', 'hooks', 'aep-companion.json'),
       hermes: join(vars.HERMES_HOME, 'config.yaml'),
+      cline: join(t.env.home, '.cline', 'hooks', 'TaskStart'),
     });
   });
 

@@ -46,6 +46,19 @@ describe('doctor against the real daemon', () => {
         await applyInstall({ vendor, scope: 'user', instruct: true, permissions: false }, t.env),
       );
     }
+    // One HTTP install too: the synthetic hook reaches the real hook route with the token from the shell.
+    unwrap(
+      await applyInstall(
+        {
+          vendor: 'claude-code',
+          scope: 'user',
+          instruct: true,
+          permissions: false,
+          transport: 'http',
+        },
+        t.env,
+      ),
+    );
     const findings = await runDoctor({}, t.env);
     expect(findings.filter((f) => !f.ok)).toEqual([]);
     expect(
@@ -53,13 +66,20 @@ describe('doctor against the real daemon', () => {
         .filter((f) => f.vendor !== null && f.check.startsWith('hook-'))
         .map((f) => `${f.vendor}:${f.check}`),
     ).toEqual([
-      'claude-code:hook-command',
-      'claude-code:hook-http',
       'codex:hook-command',
-      'qwen-code:hook-http',
+      'qwen-code:hook-command',
       'vscode:hook-command',
       'hermes:hook-command',
+      'claude-code:hook-command',
+      'claude-code:hook-http',
     ]);
+    // The synthetic hooks reached the route, yet no doctor session is recorded or listed.
+    const res = await fetch(new URL('/api/sessions', daemon.url), {
+      headers: { authorization: `Bearer ${daemon.tokens.operator}` },
+    });
+    expect(res.status).toBe(200);
+    const listed = JSON.stringify(await res.json());
+    expect(listed).not.toContain('aep-companion-doctor');
   });
 
   it('a wrong token is refused by the real daemon and reported', async () => {
@@ -69,10 +89,11 @@ describe('doctor against the real daemon', () => {
         t.env,
       ),
     );
-    const findings = await runDoctor(
-      {},
-      { ...t.env, processEnv: { ...t.env.processEnv, AEP_HOOK_TOKEN: 'not-the-token' } },
-    );
+    await writeFile(join(t.env.dataDir, 'hook-token'), 'not-the-token');
+    const findings = await runDoctor({}, t.env);
     expect(findings.find((f) => f.check === 'hook-command')).toMatchObject({ ok: false });
+    expect(findings.find((f) => f.check === 'hook-command')?.message).toContain(
+      'refused the hook token',
+    );
   });
 });

@@ -1,8 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DoctorFinding } from '../../../common/api';
-import { applyInstall, runDoctor } from '../../../main/core/installer';
+import { applyInstall, launcherPath, runDoctor } from '../../../main/core/installer';
 import { deadUrl, startFakeDaemon, type FakeDaemon } from './fake-daemon';
 import { makeTestEnv, put, unwrap, type TestEnv } from './installer-test-env';
 
@@ -41,7 +42,13 @@ describe('doctor', () => {
   it('passes when synthetic hooks through the installed URL and command reach the daemon', async () => {
     unwrap(
       await applyInstall(
-        { vendor: 'claude-code', scope: 'user', instruct: true, permissions: false },
+        {
+          vendor: 'claude-code',
+          scope: 'user',
+          instruct: true,
+          permissions: false,
+          transport: 'http',
+        },
         t.env,
       ),
     );
@@ -144,7 +151,13 @@ describe('doctor', () => {
   it('reports a hook token file the daemon refuses, with the token file in the remedy', async () => {
     unwrap(
       await applyInstall(
-        { vendor: 'claude-code', scope: 'user', instruct: false, permissions: false },
+        {
+          vendor: 'claude-code',
+          scope: 'user',
+          instruct: false,
+          permissions: false,
+          transport: 'http',
+        },
         t.env,
       ),
     );
@@ -163,7 +176,13 @@ describe('doctor', () => {
   it('reports a token variable that differs from the token file', async () => {
     unwrap(
       await applyInstall(
-        { vendor: 'claude-code', scope: 'user', instruct: false, permissions: false },
+        {
+          vendor: 'claude-code',
+          scope: 'user',
+          instruct: false,
+          permissions: false,
+          transport: 'http',
+        },
         t.env,
       ),
     );
@@ -183,7 +202,13 @@ describe('doctor', () => {
   it('says when the HTTP hooks token variable is not exported', async () => {
     unwrap(
       await applyInstall(
-        { vendor: 'qwen-code', scope: 'user', instruct: false, permissions: false },
+        {
+          vendor: 'qwen-code',
+          scope: 'user',
+          instruct: false,
+          permissions: false,
+          transport: 'http',
+        },
         t.env,
       ),
     );
@@ -208,13 +233,93 @@ describe('doctor', () => {
     const config = byCheck(findings, 'codex', 'config')[0];
     expect(config).toMatchObject({
       ok: false,
-      remedy: 'Run `aep-companion install --vendor codex`.',
+      remedy: 'Run `aep-companion install --vendor codex --transport command`.',
     });
     const missing = await runDoctor({ vendor: 'hermes' }, t.env);
     expect(byCheck(missing, 'hermes', 'installed')[0]).toMatchObject({
       ok: false,
       remedy: 'Run `aep-companion install --vendor hermes`.',
     });
+  });
+
+  it('runs the launcher the manifest recorded from a clean shell: no token or URL variable is used', async () => {
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
+    const dead = await deadUrl();
+    const findings = await runDoctor(
+      {},
+      {
+        ...t.env,
+        processEnv: {
+          PATH: process.env.PATH,
+          HOME: t.env.home,
+          AEP_HOOK_TOKEN: 'a-stale-token',
+          AEP_COMPANION_URL: dead,
+        },
+      },
+    );
+    expect(byCheck(findings, 'codex', 'hook-command')[0]).toMatchObject({ ok: true });
+    expect(daemon.hooks.map((h) => h.authorization)).toEqual([`Bearer ${TOKEN}`]);
+  });
+
+  it('never runs a configured command that merely contains the launcher name', async () => {
+    unwrap(
+      await applyInstall(
+        { vendor: 'codex', scope: 'user', instruct: false, permissions: false },
+        t.env,
+      ),
+    );
+    const marker = join(t.root, 'ran');
+    const hooksFile = join(t.env.home, '.codex', 'hooks.json');
+    const text = await readFile(hooksFile, 'utf8');
+    const launcher = launcherPath(t.env);
+    await writeFile(
+      hooksFile,
+      text.replaceAll(`${launcher} codex`, `touch ${marker}; ${launcher} codex`),
+    );
+    const findings = await runDoctor({}, t.env);
+    const hook = byCheck(findings, 'codex', 'hook-command')[0];
+    expect(hook.ok).toBe(false);
+    expect(hook.message).toContain('is not the launcher the companion installed');
+    expect(hook.remedy).toContain('aep-companion install --vendor codex');
+    expect(existsSync(marker)).toBe(false);
+    expect(daemon.hooks).toEqual([]);
+  });
+
+  it('sends the hook token only to the daemon: HTTP hooks naming another port are reported, not probed', async () => {
+    const other = await startFakeDaemon(TOKEN);
+    try {
+      unwrap(
+        await applyInstall(
+          {
+            vendor: 'claude-code',
+            scope: 'user',
+            instruct: true,
+            permissions: false,
+            transport: 'http',
+          },
+          { ...t.env, daemonUrl: other.url },
+        ),
+      );
+      const findings = await runDoctor({}, t.env);
+      const port = byCheck(findings, 'claude-code', 'hook-port')[0];
+      expect(port.ok).toBe(false);
+      expect(port.message).toContain(`post to ${other.url}`);
+      expect(port.message).toContain(`listens on ${daemon.url}`);
+      expect(port.remedy).toContain(
+        '`aep-companion install --vendor claude-code --instruct --transport http`',
+      );
+      expect(byCheck(findings, 'claude-code', 'hook-http')).toEqual([]);
+      expect(other.hooks).toEqual([]);
+      // The launcher entry (SessionStart) still reaches the daemon, wherever it listens.
+      expect(byCheck(findings, 'claude-code', 'hook-command')[0].ok).toBe(true);
+    } finally {
+      await other.close();
+    }
   });
 
   it('reports a missing hook token file', async () => {

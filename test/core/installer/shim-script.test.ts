@@ -110,7 +110,10 @@ describe('the installed hook shim', () => {
     const steered = await runLauncher('codex', '{"hook_event_name":"PreToolUse"}');
     expect(steered).toMatchObject({ code: 0, stdout: daemon.reply.body });
     daemon.reply = { status: 200, body: '{}' };
-    expect(await runLauncher('claude-code', '{"hook_event_name":"Stop"}')).toMatchObject({ code: 0, stdout: '{}' });
+    expect(await runLauncher('claude-code', '{"hook_event_name":"Stop"}')).toMatchObject({
+      code: 0,
+      stdout: '{}',
+    });
   });
 
   it('fails open on a refused token and on a reply that is not JSON', async () => {
@@ -151,7 +154,9 @@ describe('the installed hook shim', () => {
     });
     expect(none).toEqual({ code: 0, stdout: '{}' });
     const codexNone = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn('/bin/sh', [launcherPath(t.env), 'codex'], { env: { PATH: '/nonexistent' } });
+      const child = spawn('/bin/sh', [launcherPath(t.env), 'codex'], {
+        env: { PATH: '/nonexistent' },
+      });
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       child.on('close', (code) => resolve({ code, stdout }));

@@ -25,6 +25,7 @@ async function emitterClaiming(
   session: string,
   accepts: string[],
   agent = 'target',
+  source = `aep://test/${agent}`,
 ): Promise<WsClient> {
   const e = track(
     await WsClient.hello(d.url, d.tokens.hook, {
@@ -33,7 +34,7 @@ async function emitterClaiming(
       capabilities: { control: { accepts } },
     }),
   );
-  e.send(makeEvent({ session, agent, source: `aep://test/${agent}` }));
+  e.send(makeEvent({ session, agent, source }));
   await e.sync();
   return e;
 }
@@ -81,8 +82,9 @@ describe('control routing over WS', () => {
       code: 'unsupported',
     });
 
-    const first = await emitterClaiming('twice', ['control.pause'], 'one');
-    const second = await emitterClaiming('twice', ['control.pause'], 'two');
+    // Two live connections of the emitter that introduced the session (same source) claim it.
+    const first = await emitterClaiming('twice', ['control.pause'], 'one', 'aep://test/shared');
+    const second = await emitterClaiming('twice', ['control.pause'], 'two', 'aep://test/shared');
     const ambiguous = makeCommand('twice', 'control.pause');
     sender.send(ambiguous);
     expect(await sender.next((f) => f.cause === ambiguous.id)).toMatchObject({

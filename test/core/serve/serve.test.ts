@@ -64,6 +64,22 @@ describe('aep-companion serve', () => {
     expect(await first.exited).toBe(0);
   });
 
+  it('refuses a second serve on the same data directory with one line naming the first one’s pid and URL', async () => {
+    const dataDir = join(tempDir(), 'data');
+    const first = serve(['--port', '0', '--data-dir', dataDir]);
+    const url = await ready(first);
+    const second = serve(['--port', '0', '--data-dir', dataDir]);
+    expect(await second.exited).not.toBe(0);
+    expect(second.stderr.trim().split('\n')).toHaveLength(1);
+    expect(second.stderr).toContain(`pid ${first.child.pid}`);
+    expect(second.stderr).toContain(url);
+    // The first one still runs and still owns the record.
+    expect(JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8'))).toEqual({ url, pid: first.child.pid });
+    expect((await http(url, { path: '/healthz' })).json).toEqual({ ok: true });
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  });
+
   it('exits non-zero with one line when the data directory cannot be used', async () => {
     const file = join(tempDir(), 'file');
     writeFileSync(file, 'x');

@@ -116,6 +116,14 @@ describe('instruct commands', () => {
   });
 });
 
+/** Takes the queue for a reply and settles the hand-over as written (or not); the handed text, or null. */
+async function handOver(fx: SteeringFixture, session: string, moment: string, written = true): Promise<string | null> {
+  const handover = fx.engine.deliver('claude-code', session, moment);
+  if (handover === null) return null;
+  await handover.settle(written);
+  return handover.text;
+}
+
 describe('delivery', () => {
   it('joins queued texts in arrival order and emits one delivered event per instruction, cause-linked', async () => {
     f.see('claude-code', 's1');
@@ -125,7 +133,7 @@ describe('delivery', () => {
     f.clock.now += 1_500;
     await f.engine.handleInstruct('claude-code', b);
     f.clock.now += 500;
-    expect(f.engine.deliver('claude-code', 's1', 'PreToolUse')).toBe('first\n\nsecond');
+    expect(await handOver(f, 's1', 'PreToolUse')).toBe('first\n\nsecond');
     const delivered = cc().ofType('x.claude-code.instruction.delivered');
     expect(delivered.map((e) => [e.cause, e.data])).toEqual([
       [a.id, { queued_ms: 2_000, moment: 'PreToolUse' }],
@@ -139,16 +147,16 @@ describe('delivery', () => {
     f.see('claude-code', 's1');
     await f.engine.handleInstruct('claude-code', instruct('claude-code', 's1', 'a'.repeat(6_000)));
     await f.engine.handleInstruct('claude-code', instruct('claude-code', 's1', 'b'.repeat(6_000)));
-    expect(f.engine.deliver('claude-code', 's1', 'UserPromptSubmit')).toBe('a'.repeat(6_000));
+    expect(await handOver(f, 's1', 'UserPromptSubmit')).toBe('a'.repeat(6_000));
     expect(f.repo.countQueued('claude-code', 's1')).toBe(1);
-    expect(f.engine.deliver('claude-code', 's1', 'PreToolUse')).toBe('b'.repeat(6_000));
+    expect(await handOver(f, 's1', 'PreToolUse')).toBe('b'.repeat(6_000));
   });
 
   it('never delivers an instruction twice', async () => {
     f.see('claude-code', 's1');
     await f.engine.handleInstruct('claude-code', instruct('claude-code', 's1', 'once only'));
-    expect(f.engine.deliver('claude-code', 's1', 'UserPromptSubmit')).toBe('once only');
-    expect(f.engine.deliver('claude-code', 's1', 'PreToolUse')).toBeNull();
+    expect(await handOver(f, 's1', 'UserPromptSubmit')).toBe('once only');
+    expect(await handOver(f, 's1', 'PreToolUse')).toBeNull();
     expect(cc().ofType('x.claude-code.instruction.delivered')).toHaveLength(1);
   });
 
@@ -225,7 +233,7 @@ describe('restart', () => {
     const again = steeringFixture({ dir, now: f.clock.now + 5_000 });
     try {
       expect(again.engine.reconcile()).toBe(0);
-      expect(again.engine.deliver('claude-code', 's1', 'SessionStart')).toBe('survive');
+      expect(await handOver(again, 's1', 'SessionStart')).toBe('survive');
       expect(again.channel('claude-code').ofType('x.claude-code.instruction.delivered')[0]).toMatchObject({
         cause: cmd.id,
         data: { queued_ms: 5_000, moment: 'SessionStart' },
@@ -275,5 +283,80 @@ describe('restart', () => {
       rmSync(dir, { recursive: true, force: true });
       f = steeringFixture();
     }
+  });
+});
+
+describe('honest hand-over', () => {
+  it('records nothing as delivered until the reply was written, and holds the instructions from other hooks meanwhile', async () => {
+    f.see('claude-code', 's1');
+    const cmd = instruct('claude-code', 's1', 'in flight');
+    await f.engine.handleInstruct('claude-code', cmd);
+    const handover = f.engine.deliver('claude-code', 's1', 'PreToolUse');
+    expect(handover?.text).toBe('in flight');
+    expect(f.repo.get(cmd.source, cmd.id)?.state).toBe('handing');
+    expect(cc().ofType('x.claude-code.instruction.delivered')).toHaveLength(0);
+    // A second hook racing this one gets nothing.
+    expect(f.engine.deliver('claude-code', 's1', 'PostToolUse')).toBeNull();
+    await handover!.settle(true);
+    await handover!.settle(true);
+    expect(f.repo.get(cmd.source, cmd.id)).toMatchObject({ state: 'delivered', moment: 'PreToolUse' });
+    expect(cc().ofType('x.claude-code.instruction.delivered')).toHaveLength(1);
+  });
+
+  it('drops (reply-not-written) what a reply that never left was carrying, and never reports it delivered', async () => {
+    f.see('claude-code', 's1');
+    const cmd = instruct('claude-code', 's1', 'lost on the wire');
+    await f.engine.handleInstruct('claude-code', cmd);
+    expect(await handOver(f, 's1', 'PreToolUse', false)).toBe('lost on the wire');
+    expect(f.repo.get(cmd.source, cmd.id)).toMatchObject({ state: 'dropped', reason: 'reply-not-written' });
+    expect(cc().ofType('x.claude-code.instruction.delivered')).toHaveLength(0);
+    expect(cc().ofType('x.claude-code.instruction.dropped')[0]).toMatchObject({ cause: cmd.id, data: { reason: 'reply-not-written' } });
+    expect(f.engine.deliver('claude-code', 's1', 'PostToolUse')).toBeNull();
+  });
+
+  it('settles an instruction caught mid-hand-over by a restart as dropped (daemon-restart-unconfirmed), never sent again', async () => {
+    f.see('claude-code', 's1');
+    const cmd = instruct('claude-code', 's1', 'was it read?');
+    await f.engine.handleInstruct('claude-code', cmd);
+    expect(f.engine.deliver('claude-code', 's1', 'PreToolUse')).not.toBeNull();
+    // The daemon dies here: the reply may or may not have reached the agent.
+    const dir = f.dir;
+    f.killSwitch.close();
+    f.db.close();
+    const again = steeringFixture({ dir, now: f.clock.now + 1_000 });
+    try {
+      expect(again.engine.reconcile()).toBe(1);
+      expect(again.repo.get(cmd.source, cmd.id)).toMatchObject({ state: 'dropped', reason: 'daemon-restart-unconfirmed' });
+      expect(again.channel('claude-code').ofType('x.claude-code.instruction.dropped')[0]).toMatchObject({
+        cause: cmd.id,
+        data: { reason: 'daemon-restart-unconfirmed' },
+      });
+      expect(again.engine.deliver('claude-code', 's1', 'UserPromptSubmit')).toBeNull();
+      expect(again.audit.query({ action: 'instruct.dropped' }).rows[0]).toMatchObject({ commandId: cmd.id, actor: 'daemon' });
+    } finally {
+      again.close();
+      rmSync(dir, { recursive: true, force: true });
+      f = steeringFixture();
+    }
+  });
+});
+
+describe('drain', () => {
+  it('nacks commands that arrive once the drain began (busy, shutting down) and awaits the decisions under way', async () => {
+    f.see('claude-code', 's1');
+    const before = instruct('claude-code', 's1', 'just in time');
+    const deciding = f.engine.handleInstruct('claude-code', before);
+    const drained = f.engine.drain();
+    const late = instruct('claude-code', 's1', 'too late');
+    await f.engine.handleInstruct('claude-code', late);
+    await drained;
+    await deciding;
+    const acks = cc().events().filter((e) => e.type.startsWith('control.'));
+    expect(acks.map((e) => [e.cause, e.type])).toEqual([
+      [before.id, 'control.accepted'],
+      [late.id, 'control.rejected'],
+    ]);
+    expect(acks[1].data).toEqual({ reason: 'busy', detail: 'the daemon is shutting down' });
+    expect(f.repo.queued('claude-code', 's1').map((q) => q.text)).toEqual(['just in time']);
   });
 });

@@ -91,20 +91,35 @@ describe('EventStore.admit', () => {
     expect(await store.admit(items(a, b))).toEqual([true, true]);
   });
 
-  it('rejects every admit of the turn when the commit fails, and stores none of their events', async () => {
+  it('rejects only the failing admit of a turn: the other admits of that turn still commit', async () => {
     const store = new EventStore(db, { maxEventsPerSession: 100 });
     db.exec(
-      `CREATE TRIGGER fail BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END`,
+      `CREATE TRIGGER fail BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`,
     );
     const good = store.admit(items(event({ id: 'good', seq: 1 })));
-    const bad = store.admit(items(event({ id: 'boom', seq: 2 })));
-    const outcomes = await Promise.allSettled([good, bad]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(storedIds(tmp.file())).toEqual([]);
-    expect(store.counts()).toEqual({ events: 0, sessions: 0 });
-    // The store keeps working for the next turn.
+    const bad = store.admit(items(event({ id: 'boom', seq: 2 }), event({ id: 'with-boom', seq: 3 })));
+    const other = store.admit(items(event({ id: 'other', seq: 4 })));
+    const outcomes = await Promise.allSettled([good, bad, other]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // The failing admit is all or nothing: its other event is not stored either.
+    expect(storedIds(tmp.file()).sort()).toEqual(['good', 'other']);
+    expect(store.counts()).toEqual({ events: 2, sessions: 1 });
     db.exec('DROP TRIGGER fail');
-    expect(await store.admit(items(event({ id: 'good', seq: 1 })))).toEqual([true]);
+    expect(await store.admit(items(event({ id: 'boom', seq: 2 })))).toEqual([true]);
+  });
+
+  it('admitNow stores inside the caller transaction: a rollback takes the events with it', () => {
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    expect(() =>
+      db.transaction(() => {
+        store.admitNow(items(event({ id: 'gone', seq: 1 })));
+        throw new Error('decision failed');
+      })(),
+    ).toThrow('decision failed');
+    expect(storedIds(tmp.file())).toEqual([]);
+    db.transaction(() => expect(store.admitNow(items(event({ id: 'kept', seq: 1 })))).toEqual([true]))();
+    expect(storedIds(tmp.file())).toEqual(['kept']);
+    expect(store.counts()).toEqual({ events: 1, sessions: 1 });
   });
 
   it('rejects every pending admit when the database was closed before the commit', async () => {

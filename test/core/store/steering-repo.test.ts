@@ -47,6 +47,11 @@ describe('SteeringRepo', () => {
 
   it('settles an instruction once: a second delivery or a drop after delivery changes nothing', () => {
     repo.recordDecision(ack('a'), 1_000, item('a'));
+    // Delivered only from handing: a queued instruction was never written into a reply.
+    expect(repo.markDelivered([item('a')], 'PreToolUse', 1_400)).toHaveLength(0);
+    expect(repo.markHanding([item('a')], 1_450)).toHaveLength(1);
+    expect(repo.markHanding([item('a')], 1_460)).toHaveLength(0);
+    expect(repo.allHanding().map((i) => i.commandId)).toEqual(['a']);
     expect(repo.markDelivered([item('a')], 'PreToolUse', 1_500)).toHaveLength(1);
     expect(repo.markDelivered([item('a')], 'PostToolUse', 1_600)).toHaveLength(0);
     expect(repo.markDropped([item('a')], 'session-ended', 1_700)).toHaveLength(0);

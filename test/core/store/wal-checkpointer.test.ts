@@ -76,3 +76,44 @@ describe('WAL checkpointer', () => {
     expect(errors[0]).toMatch(/missing\.db|unable to open|does not exist/i);
   });
 });
+
+describe('WAL checkpointer faults', () => {
+  it('starts a worker that died again, and the new one keeps checkpointing', async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const db = openDb(t.file(), { autoCheckpoint: false });
+    cleanups.push(() => db.close());
+    const checkpointer = startWalCheckpointer(t.file(), { intervalMs: 10 });
+    cleanups.push(() => checkpointer.stop());
+    await checkpointer.crashWorker();
+    expect(checkpointer.restarts).toBe(1);
+    expect(checkpointer.mode).toBe('worker');
+    fillWal(db);
+    expect(await fileGrowsPast(t.file(), 1_000_000)).toBeGreaterThan(1_000_000);
+  });
+
+  it('falls back to automatic checkpoints when the worker keeps dying, so the WAL never grows unbounded', async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const db = openDb(t.file(), { autoCheckpoint: false });
+    cleanups.push(() => db.close());
+    let fellBack = false;
+    const checkpointer = startWalCheckpointer(t.file(), {
+      intervalMs: 10,
+      maxRestarts: 2,
+      onFallback: () => {
+        fellBack = true;
+        // (the daemon restores SQLite's default of 1000 pages; a small threshold keeps this test small)
+        db.pragma('wal_autocheckpoint = 100');
+      },
+    });
+    cleanups.push(() => checkpointer.stop());
+    for (let i = 0; i < 3; i++) await checkpointer.crashWorker();
+    expect(checkpointer.mode).toBe('fallback');
+    expect(checkpointer.restarts).toBe(2);
+    expect(fellBack).toBe(true);
+    // SQLite's own checkpoint now copies the pages into the file at commit.
+    fillWal(db);
+    expect(statSync(t.file()).size).toBeGreaterThan(1_000_000);
+  });
+});

@@ -76,6 +76,8 @@ export const codex = defineAdapter({
   },
   parse: (payload) => parseFamilyPayload('codex', payload),
   map,
+  // Codex validates hook output against strict schemas: its no-op is empty stdout, not `{}`.
+  emptyCommandOutput: '',
   steeringBody: (call, text) => additionalContextReply(call.moment, text),
   permissionReply: (call, answer, context) =>
     permissionRequestDecision(VENDOR_NAMES.codex, call, answer, context),

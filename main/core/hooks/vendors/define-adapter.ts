@@ -13,6 +13,8 @@ export type AdapterParts = Pick<VendorAdapter, 'parse' | 'map'> & {
   readonly heldMoments?: readonly string[];
   readonly steeringBody: (call: HookCall, text: string) => Readonly<Record<string, unknown>>;
   readonly permissionReply?: VendorAdapter['permissionReply'];
+  /** What a command hook prints for the empty reply, when not its JSON (Codex: nothing). */
+  readonly emptyCommandOutput?: string;
 };
 
 /** Composes the adapter. */
@@ -30,6 +32,8 @@ export const defineAdapter = (parts: AdapterParts): VendorAdapter => {
     map: parts.map,
     acceptsSteering,
     isHeld,
+    heldMoments: [...held],
+    emptyCommandOutput: parts.emptyCommandOutput ?? '{}',
     endsSession: (call) =>
       profile.sessionEndMoment !== null && call.moment === profile.sessionEndMoment,
     emptyReply: () => ({}),

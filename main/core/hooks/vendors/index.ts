@@ -2,6 +2,7 @@
 import type { VendorId, VendorProfile } from '../../../../common/vendors';
 import { VENDORS } from '../../../../common/vendors';
 import { claudeCode } from './claude-code';
+import { cline } from './cline';
 import { codex } from './codex';
 import { hermes } from './hermes';
 import { qwenCode } from './qwen-code';
@@ -19,6 +20,7 @@ export const VENDOR_ADAPTERS: Readonly<Record<VendorId, VendorAdapter>> = {
   'qwen-code': qwenCode,
   vscode,
   hermes,
+  cline,
 };
 
 /** The adapter for a vendor. */

@@ -143,6 +143,13 @@ export interface VendorAdapter {
   acceptsSteering(call: HookCall): boolean;
   /** True when this call's reply is a held decision (permission, form): never mix steering into it. */
   isHeld(call: HookCall): boolean;
+  /** The moments `isHeld` answers true for (the installed hook shim's long-deadline table is generated from it). */
+  readonly heldMoments: readonly string[];
+  /**
+   * What a command hook prints for `emptyReply()`: its JSON (`{}`) for most vendors, nothing at
+   * all for Codex (strict output schemas; empty stdout is the no-op). The hook shim's table.
+   */
+  readonly emptyCommandOutput: string;
   /** True when this call ends the session (queued instructions drop with `session-ended`). */
   endsSession(call: HookCall): boolean;
   /** The reply that says nothing (the vendor proceeds, or shows its own dialog on a held moment). */

@@ -1,12 +1,14 @@
 /**
  * Claude Code: hooks in `settings.json` (user: `$CLAUDE_CONFIG_DIR` or `~/.claude`; project:
  * `<project>/.claude/settings.local.json`, the personal file kept out of git, since our entries
- * carry this machine's paths). HTTP hooks everywhere except `SessionStart`, which only runs
- * command hooks; the hook token travels by reference as `$AEP_HOOK_TOKEN`.
+ * carry this machine's paths). The default transport is the launcher for every moment: it reads
+ * the hook token file and daemon.json itself, so hooks work from a clean shell and survive a port
+ * change (docs/ARCHITECTURE.md, "Hook transport per vendor"). `--transport http` posts directly
+ * (except `SessionStart`, which only runs command hooks), the token by reference as `$AEP_HOOK_TOKEN`.
  */
 import { join } from 'node:path';
 import { groupedHooksFormat } from '../grouped-hooks-edit';
-import { hookCommand, hookUrl, isOurCommand, isOurUrl, TOKEN_VAR } from '../hook-target';
+import { hookCommand, hookUrl, isOurCommand, isOurUrl, quoteWord, TOKEN_VAR } from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject } from '../json-document';
 import { readJsonQuietly, urlAllowed } from '../policy-files';
@@ -106,7 +108,7 @@ async function policyWarnings(context: WarningContext): Promise<string[]> {
 export const claudeCode: VendorInstaller = {
   vendor: 'claude-code',
   scopes: ['user', 'project'],
-  transports: ['http', 'command'],
+  transports: ['command', 'http'],
   retrust: false,
   cliNames: ['claude'],
   configPath(target: InstallTarget, env: InstallerEnv): string {
@@ -121,7 +123,7 @@ export const claudeCode: VendorInstaller = {
     if (!context.want) return out;
     if (context.want.transport === 'http') {
       out.push(
-        `Claude Code's HTTP hooks send the hook token from the ${TOKEN_VAR} environment variable (the settings name it, they never hold it): start Claude Code with it exported, e.g. export ${TOKEN_VAR}="$(cat ${join(context.env.dataDir, 'hook-token')})" in your shell profile, or install with --transport command, whose launcher reads the token file itself.`,
+        `Claude Code's HTTP hooks send the hook token from the ${TOKEN_VAR} environment variable (the settings name it, they never hold it): every shell that starts Claude Code needs it exported, e.g. add \`export ${TOKEN_VAR}="$(cat ${quoteWord(join(context.env.dataDir, 'hook-token'))})"\` to your shell profile. The default launcher transport needs nothing: it reads the token file itself.`,
       );
     }
     out.push(

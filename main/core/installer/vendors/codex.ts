@@ -95,7 +95,7 @@ export const codex: VendorInstaller = {
     const out = await configWarnings(context);
     if (context.want) {
       out.push(
-        'Codex runs new or changed hooks only after you trust them: open Codex and run /hooks to review and trust the AEP Companion hooks (until then they are silently skipped).',
+        'Codex runs new or changed hooks only after you trust them: open Codex and run `/hooks` to review and trust the AEP Companion hooks (until then they are silently skipped).',
       );
       if (context.target.scope === 'project')
         out.push('Codex loads project hooks only for a trusted project.');

@@ -2,6 +2,7 @@
 import type { VendorId } from '../../../../common/vendors';
 import type { VendorInstaller } from '../vendor-installer';
 import { claudeCode } from './claude-code';
+import { cline } from './cline';
 import { codex } from './codex';
 import { hermes } from './hermes';
 import { qwenCode } from './qwen-code';
@@ -14,4 +15,5 @@ export const VENDOR_INSTALLERS: Readonly<Record<VendorId, VendorInstaller>> = {
   'qwen-code': qwenCode,
   vscode,
   hermes,
+  cline,
 };

@@ -1,13 +1,23 @@
 /**
  * Qwen Code: hooks in `settings.json` (user: `$QWEN_HOME` or `~/.qwen`; project:
- * `<project>/.qwen/settings.json`). Native HTTP hooks by default (loopback is allowed by its
- * SSRF guard); the command transport uses the entry's `env` field for the opt-ins. Every entry
+ * `<project>/.qwen/settings.json`, usually committed: it never holds a token). The launcher by
+ * default (it reads the token file and daemon.json itself, so hooks work from a clean shell and
+ * survive a port change); the opt-ins go in the entry's `env` field. Native HTTP hooks on request
+ * (loopback is allowed by its SSRF guard), the token by reference as `${AEP_HOOK_TOKEN}`. Every entry
  * carries `name: "aep-companion"`, Qwen's own field, as a second ownership marker. Timeouts:
  * seconds for HTTP, milliseconds for commands.
  */
 import { join } from 'node:path';
 import { groupedHooksFormat } from '../grouped-hooks-edit';
-import { hookCommand, hookUrl, isOurCommand, isOurUrl, optInVars, TOKEN_VAR } from '../hook-target';
+import {
+  hookCommand,
+  hookUrl,
+  isOurCommand,
+  isOurUrl,
+  optInVars,
+  quoteWord,
+  TOKEN_VAR,
+} from '../hook-target';
 import { envVar, type InstallerEnv } from '../installer-env';
 import { isObject, parseJsonConfig } from '../json-document';
 import { urlAllowed } from '../policy-files';
@@ -68,7 +78,7 @@ export function qwenHome(env: InstallerEnv): string {
 export const qwenCode: VendorInstaller = {
   vendor: 'qwen-code',
   scopes: ['user', 'project'],
-  transports: ['http', 'command'],
+  transports: ['command', 'http'],
   retrust: false,
   cliNames: ['qwen'],
   configPath(target: InstallTarget, env: InstallerEnv): string {
@@ -101,7 +111,7 @@ export const qwenCode: VendorInstaller = {
     if (!context.want) return out;
     if (context.want.transport === 'http') {
       out.push(
-        `Qwen Code's HTTP hooks send the hook token from the ${TOKEN_VAR} environment variable (the settings name it, they never hold it): start Qwen Code with it exported, e.g. export ${TOKEN_VAR}="$(cat ${join(context.env.dataDir, 'hook-token')})" in your shell profile, or install with --transport command, whose launcher reads the token file itself.`,
+        `Qwen Code's HTTP hooks send the hook token from the ${TOKEN_VAR} environment variable (the settings name it, they never hold it): every shell that starts Qwen Code needs it exported, e.g. add \`export ${TOKEN_VAR}="$(cat ${quoteWord(join(context.env.dataDir, 'hook-token'))})"\` to your shell profile. The default launcher transport needs nothing: it reads the token file itself.`,
       );
     }
     if (context.target.scope === 'project')

@@ -4,6 +4,10 @@ import { eventsMigration } from './0010-events';
 import { settingsAuditMigration } from './0020-settings-audit';
 import { sessionsMigration } from './0030-sessions';
 import { steeringMigration } from './0040-steering';
+import { retentionIndexesMigration } from './0060-retention-indexes';
+import { launchedSessionsMigration } from './0070-launched-sessions';
+import { agentInputsMigration } from './0080-agent-inputs';
+import { eventSearchMigration } from './0090-event-search';
 
 export type { Migration } from './migration';
 
@@ -13,4 +17,8 @@ export const migrations: readonly Migration[] = [
   settingsAuditMigration,
   sessionsMigration,
   steeringMigration,
+  retentionIndexesMigration,
+  launchedSessionsMigration,
+  agentInputsMigration,
+  eventSearchMigration,
 ];

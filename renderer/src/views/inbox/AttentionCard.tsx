@@ -4,6 +4,7 @@
  * answer the operator sent is shown as sent until the stream settles it.
  */
 import { useState } from 'react';
+import { isAgentId } from '../../../../common/agents';
 import { VENDOR_NAMES, isVendorId } from '../../../../common/vendors';
 import type { AttentionItem } from '../../model/attention-items';
 import { settle } from '../../model/command-settlement';
@@ -12,10 +13,35 @@ import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { Badge } from '../../ui/Badge';
 import { shortPath } from '../../ui/format';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { useNow } from '../../ui/use-now';
+import { useSecondClock } from '../../ui/use-now';
 import { FormFields, missingRequired, type FormValues } from './FormFields';
 
 const PERMISSIVE = /^(allow|approve|yes|accept|ok)/i;
+
+/**
+ * When the agent's hook stops waiting: the request's own `expires_at`, else, for a permission
+ * held by a vendor hook or a launched agent, its time plus the permission hold
+ * (`permissions.holdMs`, the one setting both loops hold for).
+ */
+export function requestDeadline(item: AttentionItem, holdMs: number | null): number {
+  if (item.expiresAt) return Date.parse(item.expiresAt);
+  const agent = item.request.agent;
+  if (item.kind === 'permission' && holdMs !== null && agent && (isVendorId(agent) || isAgentId(agent))) return Date.parse(item.request.time) + holdMs;
+  return NaN;
+}
+
+function Countdown({ deadline }: { deadline: number }) {
+  const now = useSecondClock();
+  const left = Math.max(0, Math.ceil((deadline - now) / 1000));
+  const label = left > 0 ? `hook gives up in ${left >= 60 ? `${Math.floor(left / 60)} min ${left % 60} s` : `${left} s`}` : 'hook giving up…';
+  return (
+    <span data-testid="attention-countdown" data-seconds={left}>
+      <Badge tone={left <= 10 ? 'bad' : 'warn'} title="The agent's hook stops waiting at this moment and falls back to its own prompt">
+        {label}
+      </Badge>
+    </span>
+  );
+}
 
 function optionTone(id: string): string {
   if (PERMISSIVE.test(id)) return 'btn-primary';
@@ -27,7 +53,6 @@ function optionTone(id: string): string {
 export function AttentionCard({ item, cwd, showSession }: { item: AttentionItem; cwd?: string | null; showSession?: boolean }) {
   const { store } = useConsole();
   useStoreAreas('commands', 'fleet');
-  const now = useNow();
   const [text, setText] = useState('');
   const [values, setValues] = useState<FormValues>({});
   const [sent, setSent] = useState<SentCommand | null>(null);
@@ -35,7 +60,8 @@ export function AttentionCard({ item, cwd, showSession }: { item: AttentionItem;
   const settlement = sent ? settle(store.caused(sent.id), { sent: sent.sent, timedOut: sent.timedOut, refusal: sent.refusal }) : null;
   const inFlight = settlement !== null && (settlement.phase === 'sent' || settlement.phase === 'accepted');
   const open = item.state === 'open';
-  const expires = item.expiresAt ? Date.parse(item.expiresAt) : NaN;
+  useStoreAreas('status');
+  const expires = requestDeadline(item, store.settings?.['permissions.holdMs'] ?? null);
   const missing = missingRequired(item.fields, values);
   const vendorName = r.agent && isVendorId(r.agent) ? VENDOR_NAMES[r.agent] : r.agent;
 
@@ -61,18 +87,16 @@ export function AttentionCard({ item, cwd, showSession }: { item: AttentionItem;
         <span className="card-state">
           {item.state === 'open' ? (
             Number.isFinite(expires) ? (
-              <Badge tone="warn" title="The agent's hook stops waiting at this time and falls back to its own prompt">
-                expires in {Math.max(0, Math.round((expires - now) / 1000))} s
-              </Badge>
+              <Countdown deadline={expires} />
             ) : (
               <Badge tone="warn" dot>waiting</Badge>
             )
-          ) : item.state === 'timeout' ? (
-            <Badge tone="bad" title="Nobody answered in time; the agent fell back to its own prompt">timed out</Badge>
           ) : (
-            <Badge tone={item.answer?.option && !PERMISSIVE.test(item.answer.option) ? 'neutral' : 'ok'}>
-              answered{item.answer?.option ? `: ${item.answer.option}` : item.answer?.text ? ': text' : ''}
-            </Badge>
+            <span data-testid="attention-outcome" data-state={item.state}>
+              <Badge tone={item.outcome.tone} title={item.state === 'timeout' ? 'Nobody answered in time; the agent fell back to its own prompt' : undefined}>
+                {item.outcome.label}
+              </Badge>
+            </span>
           )}
         </span>
       </header>

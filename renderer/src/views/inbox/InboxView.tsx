@@ -1,5 +1,6 @@
 /** The attention inbox across sessions: what needs an answer now, then what happened recently. */
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
+import { canAskForNotifications } from '../../shell/attention-signals';
 import { attentionItems } from '../../model/attention-items';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { EmptyState } from '../../ui/EmptyState';
@@ -7,7 +8,8 @@ import { AttentionCard } from './AttentionCard';
 
 /** The inbox view. */
 export function InboxView() {
-  const { store } = useConsole();
+  const { store, connection } = useConsole();
+  const [ask, setAsk] = useState(() => canAskForNotifications(connection.mode));
   const version = useStoreAreas('fleet', 'sessions');
   const { open, closed } = useMemo(() => attentionItems(store.fleet, store.bySubject), [store, version]);
   const cwdOf = (session: string | undefined) => store.sessions.find((s) => s.session === session)?.cwd ?? null;
@@ -18,6 +20,11 @@ export function InboxView() {
           <h1 className="view-title">Inbox</h1>
           <p className="view-sub">Permission prompts and questions from every session. Answers reach the agent through its waiting hook.</p>
         </div>
+        {ask ? (
+          <button type="button" className="btn btn-small" onClick={() => void Notification.requestPermission().then(() => setAsk(canAskForNotifications(connection.mode)))}>
+            Notify me in this browser
+          </button>
+        ) : null}
       </div>
       {open.length === 0 ? (
         <EmptyState title="Nothing needs you right now">

@@ -1,9 +1,8 @@
 /** One session: header facts, the live timeline, its open requests, and the steering composer. */
-import { useEffect, useMemo, useState } from 'react';
-import { VENDOR_NAMES } from '../../../../common/vendors';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { VENDOR_NAMES, isVendorId } from '../../../../common/vendors';
 import { attentionItems } from '../../model/attention-items';
 import { instructionItems } from '../../model/instructions';
-import { sessionRows } from '../../model/session-rows';
 import { TimelineBuilder, type TimelineRow } from '../../model/timeline';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { navigate } from '../../shell/use-route';
@@ -13,17 +12,37 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { AttentionCard } from '../inbox/AttentionCard';
 import { PhaseBadge } from '../sessions/PhaseBadge';
 import { SteerabilityBadge } from '../sessions/SteerabilityBadge';
+import { InputList } from '../composer/InputList';
+import { LaunchedComposer } from '../composer/LaunchedComposer';
+import { PendingList } from '../composer/PendingList';
+import { LaunchBadge } from '../launch/LaunchBadge';
+import { LaunchedSteerBadge } from '../launch/LaunchedSteerBadge';
+import { SearchResults } from '../search/SearchResults';
 import { Composer } from './Composer';
 import { EventDetail } from './EventDetail';
 import { InstructionList } from './InstructionList';
 import { Timeline } from './Timeline';
 
 /** The session view. */
-export function SessionView({ id }: { id: string }) {
+export function SessionView({ id, event }: { id: string; event?: string }) {
   const { store } = useConsole();
   const detailVersion = useStoreAreas('detail');
   const fleetVersion = useStoreAreas('sessions', 'fleet', 'status', 'commands');
-  const [selectedKey, setSelectedKey] = useState<string | null>(null);
+  // The selection (arrow keys) and the open detail are separate: moving never opens or closes.
+  const [cursorKey, setCursorKey] = useState<string | null>(null);
+  const [openKey, setOpenKey] = useState<string | null>(null);
+  const returnFocus = useRef<HTMLElement | null>(null);
+  const openRow = (r: TimelineRow) => {
+    if (openKey !== r.key) returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setCursorKey(r.key);
+    setOpenKey(r.key);
+  };
+  const closeDetail = () => {
+    setOpenKey(null);
+    // Focus goes back where it was when the detail opened (the timeline), never to the page top.
+    const back = returnFocus.current?.isConnected ? returnFocus.current : document.querySelector<HTMLElement>('.timeline [role=listbox]');
+    requestAnimationFrame(() => back?.focus());
+  };
 
   useEffect(() => {
     store.openSession(id);
@@ -35,11 +54,11 @@ export function SessionView({ id }: { id: string }) {
   const builder = useMemo(() => new TimelineBuilder(), [id]);
   const timeline = useMemo(() => {
     if (log) builder.update(log);
-    return { rows: builder.rows, counts: builder.counts, version: detailVersion };
+    return { rows: builder.rows, counts: builder.counts, turns: builder.turns, uncaptured: builder.uncaptured, levels: [...builder.uncapturedLevels], version: detailVersion };
   }, [builder, log, detailVersion]);
   const rows = timeline.rows;
   const summaryRow = useMemo(
-    () => sessionRows(store.sessions.filter((s) => s.session === id), store.fleet, store.activity, store.vendors, store.steeringEnabled)[0],
+    () => store.rowsOf(store.sessions.filter((s) => s.session === id))[0],
     [store, id, fleetVersion],
   );
   const instructions = useMemo(() => instructionItems(id, store.fleet.get(id)?.events ?? [], store.commands, (c) => store.caused(c)), [store, id, fleetVersion]);
@@ -47,7 +66,20 @@ export function SessionView({ id }: { id: string }) {
     const own = store.fleet.get(id);
     return own ? attentionItems(new Map([[id, own]]), store.bySubject).open : [];
   }, [store, id, fleetVersion]);
-  const selected: TimelineRow | undefined = selectedKey ? rows.find((r) => r.key === selectedKey) : undefined;
+  const selected: TimelineRow | undefined = openKey ? rows.find((r) => r.key === openKey) : undefined;
+  const [searchText, setSearchText] = useState('');
+  const [query, setQuery] = useState('');
+  // Opened from a search hit (or a link naming an event): open its row once it is held.
+  const [wanted, setWanted] = useState<string | undefined>(event);
+  useEffect(() => setWanted(event), [event]);
+  useEffect(() => {
+    if (!wanted) return;
+    const hit = rows.find((r) => r.events.some((e) => e.id === wanted));
+    if (!hit) return;
+    setCursorKey(hit.key);
+    setOpenKey(hit.key);
+    setWanted(undefined);
+  }, [wanted, rows, timeline.version]);
 
   if (!summaryRow && (log?.size ?? 0) === 0) {
     if (!store.sessionsLoaded || !store.detailReady.has(id) || store.fleet.has(id)) {
@@ -64,6 +96,7 @@ export function SessionView({ id }: { id: string }) {
   }
 
   const s = summaryRow?.summary;
+  const launched = store.launched.get(id);
   const exhausted = store.exhausted.get(id);
   return (
     <div
@@ -71,7 +104,7 @@ export function SessionView({ id }: { id: string }) {
       onKeyDown={(e) => {
         // Escape closes the event detail, then goes back to the list; never while typing.
         if (e.key !== 'Escape' || (e.target as HTMLElement).closest('input, textarea, select, dialog')) return;
-        if (selectedKey) setSelectedKey(null);
+        if (openKey) closeDetail();
         else navigate({ name: 'sessions' });
       }}
     >
@@ -81,7 +114,7 @@ export function SessionView({ id }: { id: string }) {
         </a>
         <div className="session-title">
           <h1 className="view-title">
-            {s?.vendor ? VENDOR_NAMES[s.vendor] : (s?.agent ?? 'Session')}
+            {s?.vendor ? VENDOR_NAMES[s.vendor] : launched && isVendorId(launched.agent) ? VENDOR_NAMES[launched.agent] : (launched?.agent ?? s?.agent ?? 'Session')}
             <span className="session-cwd mono" title={s?.cwd ?? undefined}>{s?.cwd ?? ''}</span>
           </h1>
           <p className="view-sub">
@@ -100,7 +133,8 @@ export function SessionView({ id }: { id: string }) {
         </div>
         <div className="session-badges">
           {summaryRow ? <PhaseBadge phase={summaryRow.phase} /> : null}
-          {summaryRow ? <SteerabilityBadge steerability={summaryRow.steerability} /> : null}
+          <LaunchBadge launched={!!launched} />
+          {launched ? <LaunchedSteerBadge info={launched} /> : summaryRow ? <SteerabilityBadge steerability={summaryRow.steerability} /> : null}
         </div>
       </div>
       {exhausted ? (
@@ -110,8 +144,29 @@ export function SessionView({ id }: { id: string }) {
       ) : null}
       <div className="session-body">
         <div className="session-main">
-          <Timeline rows={rows} counts={timeline.counts} version={timeline.version} selectedKey={selectedKey} onSelect={(r) => setSelectedKey(r.key === selectedKey ? null : r.key)} />
-          {selected ? <EventDetail row={selected} onClose={() => setSelectedKey(null)} /> : null}
+          <form
+            className="session-search"
+            role="search"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setQuery(searchText.trim());
+            }}
+          >
+            <input className="input input-search" type="search" aria-label="Search this session" placeholder="Search this session" value={searchText} onChange={(e) => (setSearchText(e.target.value), e.target.value === '' && setQuery(''))} data-testid="search-session" />
+          </form>
+          {query ? <SearchResults q={query} session={id} onOpen={(h) => setWanted(h.id)} /> : null}
+          <Timeline
+            rows={rows}
+            counts={timeline.counts}
+            turns={timeline.turns}
+            version={timeline.version}
+            cursorKey={cursorKey}
+            onCursor={(r) => setCursorKey(r.key)}
+            onOpen={openRow}
+            uncaptured={timeline.uncaptured}
+            uncapturedLevels={timeline.levels}
+          />
+          {selected ? <EventDetail row={selected} onClose={closeDetail} /> : null}
         </div>
         <aside className="session-side" aria-label="Steering and requests">
           {openAttention.length > 0 ? (
@@ -122,11 +177,25 @@ export function SessionView({ id }: { id: string }) {
               ))}
             </section>
           ) : null}
-          {summaryRow ? <Composer session={id} vendor={summaryRow.summary.vendor} steerability={summaryRow.steerability} /> : null}
-          <section aria-label="Instructions" className="stack">
-            <h2 className="section-title">Instructions</h2>
-            <InstructionList items={instructions} />
-          </section>
+          {launched ? (
+            <>
+              <LaunchedComposer info={launched} />
+              <PendingList session={id} />
+              <section aria-label="Messages" className="stack">
+                <h2 className="section-title">Messages</h2>
+                <InputList session={id} />
+              </section>
+            </>
+          ) : (
+            <>
+              {summaryRow ? <Composer session={id} vendor={summaryRow.summary.vendor} steerability={summaryRow.steerability} /> : null}
+              <PendingList session={id} />
+              <section aria-label="Instructions" className="stack">
+                <h2 className="section-title">Instructions</h2>
+                <InstructionList items={instructions} />
+              </section>
+            </>
+          )}
         </aside>
       </div>
     </div>

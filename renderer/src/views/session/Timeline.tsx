@@ -1,6 +1,11 @@
-/** The virtualized session timeline with category filters. */
+/**
+ * The virtualized session timeline, grouped by prompt turn (run): each prompt row heads its turn
+ * and a turn can be collapsed to its header, so a long session reads turn by turn. Category
+ * filters, and the keyboard: arrows move the selection (the detail stays as it is), Enter opens
+ * the selected row, ← / → collapse and expand its turn.
+ */
 import { useMemo, useState } from 'react';
-import { CATEGORIES, CATEGORY_NAMES, type Category, type TimelineRow } from '../../model/timeline';
+import { CATEGORIES, CATEGORY_NAMES, type Category, type TimelineRow, type TurnInfo } from '../../model/timeline';
 import { Badge } from '../../ui/Badge';
 import { clockTime } from '../../ui/format';
 import { VirtualList } from '../../ui/VirtualList';
@@ -17,25 +22,55 @@ const KIND_ICON: Record<TimelineRow['kind'], string> = {
   other: '·',
 };
 
-/** The timeline. */
-export function Timeline(props: {
-  rows: readonly TimelineRow[];
-  counts: Readonly<Record<Category, number>>;
+/** Props of the timeline. */
+export interface TimelineProps {
+  readonly rows: readonly TimelineRow[];
+  readonly counts: Readonly<Record<Category, number>>;
+  readonly turns: readonly TurnInfo[];
   /** Changes whenever rows were appended or updated in place. */
-  version: string;
-  selectedKey: string | null;
-  onSelect: (row: TimelineRow) => void;
-}) {
-  const { rows, counts, version, selectedKey, onSelect } = props;
+  readonly version: string;
+  /** The keyboard/mouse selection. */
+  readonly cursorKey: string | null;
+  readonly onCursor: (row: TimelineRow) => void;
+  /** Opens a row's detail. */
+  readonly onOpen: (row: TimelineRow) => void;
+  /** Rows whose content the capture level left out, and those levels (said once, here). */
+  readonly uncaptured: number;
+  readonly uncapturedLevels: readonly string[];
+}
+
+/** The timeline. */
+export function Timeline(props: TimelineProps) {
+  const { rows, counts, turns, version, cursorKey, onCursor, onOpen } = props;
   const [hidden, setHidden] = useState<ReadonlySet<Category>>(new Set());
-  const shown = useMemo(() => (hidden.size === 0 ? rows : rows.filter((r) => !hidden.has(r.category))), [rows, hidden, version]);
-  const selected = selectedKey ? shown.findIndex((r) => r.key === selectedKey) : -1;
+  const [allCollapsed, setAllCollapsed] = useState(false);
+  const [flipped, setFlipped] = useState<ReadonlySet<number>>(new Set());
+  const isCollapsed = (turn: number) => turn > 0 && allCollapsed !== flipped.has(turn);
+  const shown = useMemo(
+    () => (hidden.size === 0 && !allCollapsed && flipped.size === 0 ? rows : rows.filter((r) => !hidden.has(r.category) && (r.kind === 'prompt' || !isCollapsed(r.turn)))),
+    [rows, hidden, allCollapsed, flipped, version],
+  );
+  const selected = cursorKey ? shown.findIndex((r) => r.key === cursorKey) : -1;
+  const realTurns = turns.length - 1;
 
   const toggle = (c: Category) => {
     const next = new Set(hidden);
     if (next.has(c)) next.delete(c);
     else next.add(c);
     setHidden(next);
+  };
+  const setTurn = (turn: number, collapsed: boolean) => {
+    if (turn === 0 || isCollapsed(turn) === collapsed) return;
+    const next = new Set(flipped);
+    if (next.has(turn)) next.delete(turn);
+    else next.add(turn);
+    setFlipped(next);
+  };
+  const jumpTurn = (delta: number) => {
+    const current = selected >= 0 ? shown[selected].turn : delta > 0 ? 0 : realTurns + 1;
+    const target = Math.min(realTurns, Math.max(1, current + delta));
+    const head = shown.find((r) => r.kind === 'prompt' && r.turn === target);
+    if (head) onCursor(head);
   };
 
   return (
@@ -51,24 +86,89 @@ export function Timeline(props: {
             Show all
           </button>
         ) : null}
+        {realTurns > 0 ? (
+          <span className="turn-tools" role="group" aria-label="Prompt turns">
+            <span className="small muted" data-testid="turn-count">
+              {realTurns.toLocaleString('en-US')} turn{realTurns === 1 ? '' : 's'}
+            </span>
+            <button type="button" className="btn btn-small btn-ghost" onClick={() => jumpTurn(-1)} aria-label="Previous turn">
+              ↑ turn
+            </button>
+            <button type="button" className="btn btn-small btn-ghost" onClick={() => jumpTurn(1)} aria-label="Next turn">
+              ↓ turn
+            </button>
+            <button
+              type="button"
+              className="btn btn-small btn-ghost"
+              data-testid="collapse-turns"
+              onClick={() => {
+                setAllCollapsed(!allCollapsed);
+                setFlipped(new Set());
+              }}
+            >
+              {allCollapsed ? 'Expand turns' : 'Collapse turns'}
+            </button>
+          </span>
+        ) : null}
       </div>
+      {props.uncaptured > 0 ? (
+        <p className="capture-note small" data-testid="capture-note">
+          {props.uncaptured.toLocaleString('en-US')} row{props.uncaptured === 1 ? '' : 's'} without content: prompts, commands and outputs are not captured at capture level{' '}
+          <span className="mono">{props.uncapturedLevels.join(', ')}</span>. <a href="#/settings">Change the capture level</a>
+        </p>
+      ) : null}
       {shown.length === 0 ? (
         <p className="muted pad">{rows.length === 0 ? 'No events in this session yet.' : 'No events in the selected categories.'}</p>
       ) : (
         <VirtualList
           items={shown}
           rowHeight={ROW_HEIGHT}
-          label="Session timeline"
+          label="Session timeline, arrow keys to move, Enter to open"
+          idPrefix="tl"
           itemKey={(r) => r.key}
           selected={selected >= 0 ? selected : undefined}
-          onSelect={(i) => onSelect(shown[i])}
-          onActivate={(i) => onSelect(shown[i])}
+          onSelect={(i) => onCursor(shown[i])}
+          onClickRow={(i) => {
+            onCursor(shown[i]);
+            onOpen(shown[i]);
+          }}
+          onActivate={(i) => onOpen(shown[i])}
+          onKey={(key, i) => {
+            if (i === undefined) return false;
+            if (key === 'ArrowLeft') {
+              // The selection moves to the turn's header, which stays in view.
+              const turn = shown[i].turn;
+              setTurn(turn, true);
+              const head = shown.find((r) => r.kind === 'prompt' && r.turn === turn);
+              if (head) onCursor(head);
+            }
+            else if (key === 'ArrowRight') setTurn(shown[i].turn, false);
+            else return false;
+            return true;
+          }}
           renderRow={(r) => (
-            <div className={`tl-row tl-${r.kind}`} data-testid="timeline-row" data-kind={r.kind} data-seq={r.seq ?? ''} data-type={r.events[0].type}>
+            <div
+              className={`tl-row tl-${r.kind}${r.kind === 'prompt' ? ' tl-turn-head' : ''}`}
+              data-testid="timeline-row"
+              data-kind={r.kind}
+              data-seq={r.seq ?? ''}
+              data-type={r.events[0].type}
+              data-turn={r.turn}
+            >
               <span className="tl-time mono">{clockTime(r.time)}</span>
-              <span className={`tl-icon tl-icon-${r.category}`} aria-hidden="true">{KIND_ICON[r.kind]}</span>
-              <span className="tl-title">{r.title}</span>
-              <span className="tl-detail" title={r.detail}>{r.detail}</span>
+              <span className={`tl-icon tl-icon-${r.category}`} aria-hidden="true">
+                {r.kind === 'prompt' ? (isCollapsed(r.turn) ? '▸' : '▾') : KIND_ICON[r.kind]}
+              </span>
+              <span className="tl-title">{r.kind === 'prompt' ? `Turn ${r.turn}` : r.title}</span>
+              <span className="tl-detail" title={r.detail}>
+                {r.detail || (r.uncaptured ? <span className="muted">—</span> : null)}
+              </span>
+              {r.kind === 'prompt' && turns[r.turn] ? (
+                <span className="tl-turn-facts small">
+                  {turns[r.turn].tools} tool{turns[r.turn].tools === 1 ? '' : 's'}
+                  {isCollapsed(r.turn) ? ` · ${turns[r.turn].rows - 1} rows hidden` : ''}
+                </span>
+              ) : null}
               {r.status ? (
                 <span className="tl-status">
                   <Badge tone={r.status.tone}>{r.status.label}</Badge>

@@ -1,16 +1,59 @@
 /** The live list of sessions across vendors. */
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { VENDOR_NAMES } from '../../../../common/vendors';
-import { sessionRows, type SessionPhase } from '../../model/session-rows';
+import { formatTokens } from '../../model/session-facts';
+import { type SessionPhase, type SessionRow } from '../../model/session-rows';
+import { useNow } from '../../ui/use-now';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { navigate } from '../../shell/use-route';
 import { EmptyState } from '../../ui/EmptyState';
 import { count, shortPath } from '../../ui/format';
 import { RelativeTime } from '../../ui/RelativeTime';
+import { LaunchBadge } from '../launch/LaunchBadge';
+import { LaunchedSteerBadge } from '../launch/LaunchedSteerBadge';
+import { NewSessionDialog } from '../launch/NewSessionDialog';
 import { PhaseBadge } from './PhaseBadge';
 import { SteerabilityBadge } from './SteerabilityBadge';
 
 type Show = 'live' | 'all';
+
+/** How long it has run, tool calls, turns and the tokens the agent reported. */
+function SessionWork({ row, now }: { row: SessionRow; now: number }) {
+  const end = row.phase === 'ended' ? Date.parse(row.lastActivity) : now;
+  const ran = Math.max(0, end - Date.parse(row.summary.firstSeen));
+  return (
+    <span className="session-work small">
+      <span title="How long the session has run">{duration(ran)}</span>
+      {' · '}
+      <span data-testid="tool-calls">{count(row.toolCalls)} tool call{row.toolCalls === 1 ? '' : 's'}</span>
+      {row.facts.runs > 0 ? ` · ${count(row.facts.runs)} turn${row.facts.runs === 1 ? '' : 's'}` : ''}
+      {row.facts.usage ? (
+        <span data-testid="token-usage" title={`${count(row.facts.usage.input)} input and ${count(row.facts.usage.output)} output tokens, as the agent reported`}>
+          {' · '}
+          {formatTokens(row.facts.usage.input + row.facts.usage.output)} tokens
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/** A duration in the largest sensible units. */
+function duration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  return h < 48 ? `${h} h ${m % 60} min` : `${Math.floor(h / 24)} days`;
+}
+
+/** The session last opened from this list: coming back puts focus on its row again. */
+let lastOpened: string | null = null;
+
+function open(session: string): void {
+  lastOpened = session;
+  navigate({ name: 'session', id: session });
+}
 
 /** The sessions view. */
 export function SessionsView() {
@@ -20,9 +63,26 @@ export function SessionsView() {
   const [query, setQuery] = useState('');
   const [cursor, setCursor] = useState(0);
   const tableRef = useRef<HTMLTableSectionElement>(null);
+  const now = useNow();
+  const [launching, setLaunching] = useState(false);
+  const newButton = useRef<HTMLButtonElement>(null);
+  const dialog = (
+    <NewSessionDialog
+      open={launching}
+      onClose={() => {
+        setLaunching(false);
+        newButton.current?.focus();
+      }}
+    />
+  );
+  const newSession = (
+    <button ref={newButton} type="button" className="btn btn-primary" onClick={() => setLaunching(true)} data-testid="new-session">
+      New session
+    </button>
+  );
 
   const rows = useMemo(
-    () => sessionRows(store.sessions, store.fleet, store.activity, store.vendors, store.steeringEnabled),
+    () => store.rowsOf(),
     [store, version],
   );
   const q = query.trim().toLowerCase();
@@ -32,6 +92,15 @@ export function SessionsView() {
       (!q || [r.summary.session, r.summary.cwd ?? '', r.summary.vendor ?? '', r.summary.agent].some((f) => f.toLowerCase().includes(q))),
   );
   const counts = rows.reduce<Record<SessionPhase, number>>((acc, r) => ((acc[r.phase] += 1), acc), { working: 0, waiting: 0, idle: 0, ended: 0 });
+
+  const restoreIndex = lastOpened ? shown.findIndex((r) => r.summary.session === lastOpened) : -1;
+  useEffect(() => {
+    // Back from a session: the cursor and focus are on the row it was opened from.
+    if (restoreIndex < 0 || !lastOpened) return;
+    setCursor(restoreIndex);
+    tableRef.current?.querySelector<HTMLElement>(`[data-session-link="${CSS.escape(lastOpened)}"]`)?.focus();
+    lastOpened = null;
+  }, [restoreIndex]);
 
   if (!store.sessionsLoaded) {
     return <div className="view"><p className="muted loading">{store.sessionsError ? `Could not load sessions: ${store.sessionsError}` : 'Loading sessions…'}</p></div>;
@@ -43,10 +112,15 @@ export function SessionsView() {
         <EmptyState
           title="No sessions yet: set up your agents"
           icon={<svg viewBox="0 0 24 24" width="40" height="40"><path d="M4 6h16M4 12h10M4 18h7" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" fill="none" /></svg>}
-          action={<a className="btn btn-primary" href="#/setup">Set up your agents</a>}
+          action={
+            <>
+              <a className="btn btn-primary" href="#/setup">Set up your agents</a> {newSession}
+            </>
+          }
         >
-          <p>The companion sees an agent session as soon as that agent's hooks call it. Install the hooks for Claude Code, Codex CLI, Qwen Code, the VS Code agent or Hermes, then start a session: it appears here live.</p>
+          <p>The companion sees an agent session as soon as that agent's hooks call it. Install the hooks for Claude Code, Codex CLI, Qwen Code, the VS Code agent or Hermes, then start a session: it appears here live. Or start one from here with New session.</p>
         </EmptyState>
+        {dialog}
       </div>
     );
   }
@@ -54,7 +128,7 @@ export function SessionsView() {
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === 'ArrowDown' || e.key === 'j') setCursor((c) => Math.min(shown.length - 1, c + 1));
     else if (e.key === 'ArrowUp' || e.key === 'k') setCursor((c) => Math.max(0, c - 1));
-    else if (e.key === 'Enter' && shown[cursor]) navigate({ name: 'session', id: shown[cursor].summary.session });
+    else if (e.key === 'Enter' && shown[cursor]) open(shown[cursor].summary.session);
     else return;
     e.preventDefault();
   };
@@ -70,6 +144,7 @@ export function SessionsView() {
         </div>
         <div className="toolbar">
           <input className="input input-search" type="search" placeholder="Filter by project, vendor or id" aria-label="Filter sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
+          {newSession}
           <div className="segmented" role="group" aria-label="Which sessions">
             <button type="button" aria-pressed={show === 'live'} onClick={() => setShow('live')}>Live</button>
             <button type="button" aria-pressed={show === 'all'} onClick={() => setShow('all')}>All</button>
@@ -88,6 +163,7 @@ export function SessionsView() {
                 <th scope="col">State</th>
                 <th scope="col">Last activity</th>
                 <th scope="col">Steering</th>
+                <th scope="col">Work</th>
                 <th scope="col" className="num">Events</th>
               </tr>
             </thead>
@@ -98,17 +174,27 @@ export function SessionsView() {
                   className={`clickable${i === cursor ? ' row-cursor' : ''}`}
                   data-testid="session-row"
                   data-session={r.summary.session}
-                  onClick={() => navigate({ name: 'session', id: r.summary.session })}
+                  onClick={() => open(r.summary.session)}
                 >
                   <td>
-                    <a className="cell-main" href={`#/sessions/${encodeURIComponent(r.summary.session)}`} onClick={(e) => e.stopPropagation()}>
+                    <a className="cell-main" href={`#/sessions/${encodeURIComponent(r.summary.session)}`} data-session-link={r.summary.session} onClick={(e) => {
+                      e.stopPropagation();
+                      lastOpened = r.summary.session;
+                    }}>
                       {r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent}
                     </a>
                     <div className="cell-sub mono" title={r.summary.session}>{r.summary.session.slice(0, 13)}</div>
+                    <LaunchBadge launched={store.launched.has(r.summary.session)} />
                   </td>
                   <td>
                     <span className="mono" title={r.summary.cwd ?? undefined}>{shortPath(r.summary.cwd)}</span>
-                    {r.summary.lastHook ? <div className="cell-sub">last hook {r.summary.lastHook}</div> : null}
+                    {r.facts.currentPrompt ? (
+                      <div className="cell-sub cell-prompt" data-testid="current-prompt" title={r.facts.currentPrompt}>
+                        › {r.facts.currentPrompt}
+                      </div>
+                    ) : r.summary.lastHook ? (
+                      <div className="cell-sub">last hook {r.summary.lastHook}</div>
+                    ) : null}
                   </td>
                   <td>
                     <PhaseBadge phase={r.phase} />
@@ -117,7 +203,10 @@ export function SessionsView() {
                     <RelativeTime iso={r.lastActivity} />
                   </td>
                   <td>
-                    <SteerabilityBadge steerability={r.steerability} />
+                    {store.launched.has(r.summary.session) ? <LaunchedSteerBadge info={store.launched.get(r.summary.session)!} /> : <SteerabilityBadge steerability={r.steerability} />}
+                  </td>
+                  <td data-testid="session-work">
+                    <SessionWork row={r} now={now} />
                   </td>
                   <td className="num">{count(r.summary.eventCount)}</td>
                 </tr>
@@ -126,6 +215,7 @@ export function SessionsView() {
           </table>
         </div>
       )}
+      {dialog}
     </div>
   );
 }

@@ -2,16 +2,28 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { CAPTURES, type Capture } from '../../../../common/aep/envelope';
 import type { Settings, Theme } from '../../../../common/settings';
-import { useConsole } from '../../shell/console-context';
+import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { applyTheme } from '../../shell/theme';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { CAPTURE_LEVELS, RECOMMENDED_CAPTURE } from '../../wizard/capture-levels';
+import { HookPortNotice } from './HookPortNotice';
 
 const CAPTURE_HELP: Record<Capture, string> = {
-  none: 'types and timing only',
-  metadata: 'structure, no content (default)',
-  redacted: 'content through the redaction pipeline',
-  full: 'everything the hooks send',
+  none: 'activity only',
+  metadata: 'structure only',
+  redacted: 'secrets scrubbed',
+  full: 'everything, unaltered',
 };
+const optionLabel = (c: Capture, recommend: boolean): string => `${c}: ${CAPTURE_HELP[c]}${recommend && c === RECOMMENDED_CAPTURE ? ' (recommended)' : ''}`;
+
+/** What Settings says about the setup wizard: finished only when it ran to its end. */
+export function setupStatus(settings: Pick<Settings, 'setup.completedAt' | 'setup.skippedAt'>): string {
+  const done = settings['setup.completedAt'];
+  if (done) return `Finished ${new Date(done).toLocaleString()}. Run it again to add agents or change their steering opt-ins.`;
+  const skipped = settings['setup.skippedAt'];
+  if (skipped) return `Skipped ${new Date(skipped).toLocaleString()}, not finished: it installs the hooks of the agents you choose, showing each change first.`;
+  return 'Not run yet: it installs the hooks of the agents you choose, showing each change first.';
+}
 
 function Row({ label, help, children, htmlFor }: { label: string; help?: ReactNode; children: ReactNode; htmlFor?: string }) {
   return (
@@ -50,7 +62,10 @@ export function SettingsView() {
   const [saved, setSaved] = useState<string | null>(null);
   const [rotating, setRotating] = useState<'operator' | 'hook' | null>(null);
   const [rotated, setRotated] = useState<string | null>(null);
-  const [bootPort] = useState(() => (store.status ? Number(new URL(store.status.url).port) : null));
+  useStoreAreas('status');
+  const runningPort = store.status ? Number(new URL(store.status.url).port) : null;
+  // Only a restart-needing setting changed since the daemon started makes a restart needed.
+  const portChanged = store.status?.restartNeeded?.includes('server.port') ?? false;
 
   useEffect(() => {
     void api('GET /api/settings', undefined).then((r) => (r.ok ? setSettings(r.value) : setError(r.error.message)));
@@ -63,6 +78,7 @@ export function SettingsView() {
       setSaved(`${what} saved.`);
       setError(null);
       if ('ui.theme' in patch) applyTheme(r.value['ui.theme']);
+      if ('server.port' in patch) void store.refreshStatus();
     } else setError(`${what}: ${r.error.message}`);
   };
 
@@ -115,17 +131,17 @@ export function SettingsView() {
 
       <section className="card settings-group" aria-labelledby="s-capture">
         <h2 id="s-capture" className="section-title">Capture and retention</h2>
-        <Row label="Capture ceiling" htmlFor="capture" help="How much content the hook adapters keep from each event. Applies to new events.">
+        <Row label="Capture ceiling" htmlFor="capture" help={<>{CAPTURE_LEVELS.find((l) => l.level === settings['capture.ceiling'])?.shows} Applies to new events.</>}>
           <select id="capture" className="input" value={settings['capture.ceiling']} onChange={(e) => void save({ 'capture.ceiling': e.target.value as Capture }, 'Capture ceiling')}>
             {CAPTURES.map((c) => (
-              <option key={c} value={c}>{c}: {CAPTURE_HELP[c]}</option>
+              <option key={c} value={c}>{optionLabel(c, true)}</option>
             ))}
           </select>
         </Row>
         <Row label="Attention capture" htmlFor="capture-attention" help="Ceiling for permission prompts and questions, so you can read what you approve.">
           <select id="capture-attention" className="input" value={settings['capture.attentionCeiling']} onChange={(e) => void save({ 'capture.attentionCeiling': e.target.value as Capture }, 'Attention capture')}>
             {CAPTURES.map((c) => (
-              <option key={c} value={c}>{c}: {CAPTURE_HELP[c]}</option>
+              <option key={c} value={c}>{optionLabel(c, false)}</option>
             ))}
           </select>
         </Row>
@@ -146,8 +162,9 @@ export function SettingsView() {
 
       <section className="card settings-group" aria-labelledby="s-agents">
         <h2 id="s-agents" className="section-title">Agents</h2>
-        <Row label="Setup wizard" help={settings['setup.completedAt'] ? `Finished ${new Date(settings['setup.completedAt']).toLocaleString()}. Run it again to add agents or change their steering opt-ins.` : 'Not run yet: it installs the hooks of the agents you choose, showing each change first.'}>
-          <a className="btn" href="#/setup" data-testid="settings-run-setup">Run setup again</a>
+        <HookPortNotice />
+        <Row label="Setup wizard" help={<span data-testid="settings-setup-status">{setupStatus(settings)}</span>}>
+          <a className="btn" href="#/setup" data-testid="settings-run-setup">{settings['setup.completedAt'] ? 'Run setup again' : 'Run setup'}</a>
         </Row>
       </section>
 
@@ -159,7 +176,12 @@ export function SettingsView() {
           help={
             <>
               Takes effect after the daemon restarts.
-              {bootPort !== null && bootPort !== port ? <strong className="restart-note"> Restart needed: running on {bootPort}, next start uses {port}.</strong> : null}
+              {portChanged ? (
+                <strong className="restart-note" data-testid="restart-needed">
+                  {' '}
+                  Restart needed: the port setting changed since the daemon started{runningPort !== null ? ` (it runs on ${runningPort})` : ''}.
+                </strong>
+              ) : null}
             </>
           }
         >

@@ -15,11 +15,13 @@ import {
   type TestEnv,
 } from '../installer-test-env';
 
+// Most cases here exercise the HTTP entries; the default (the launcher) has its own case.
 const base: InstallOptions = {
   vendor: 'claude-code',
   scope: 'user',
   instruct: false,
   permissions: false,
+  transport: 'http',
 };
 let t: TestEnv;
 beforeEach(async () => {

@@ -1,0 +1,123 @@
+/**
+ * One launched agent's in-process emitter (`relay.attachEmitter`, agent = the catalogue id): owns
+ * `seq` per session (epoch from EpochsRepo, so a restart starts a new one), resolves the mapping's
+ * cause hints to event ids, and declares per session the verbs it accepts. It implements the
+ * steering `VendorChannel` so the recorded-ack machinery (ControlAcks) works unchanged.
+ */
+import { AEP_VERSION, type AepEvent } from '../../../common/aep/envelope';
+import type { ControlCapability } from '../../../common/aep/frames';
+import type { MappedEvent } from '../hooks/vendors/types';
+import type { EmitterLink } from '../relay/emitter-link';
+import type { Clock, EventDraft, VendorChannel } from '../steering/steering-types';
+
+/** The ack window declared for launched sessions (acks are decided synchronously). */
+export const LAUNCHED_ACK_WINDOW_MS = 10_000;
+const MAX_CAUSE_KEYS = 2_000;
+
+/** The source URI of a launched session. */
+export const launchedSource = (agent: string, session: string): string =>
+  `aep://localhost/agent/${agent}/launched/${encodeURIComponent(session)}`;
+
+interface Seq {
+  seq: number;
+  readonly causes: Map<string, string>;
+}
+
+/** The emitter of one agent's launched sessions. */
+export class AgentEmitter implements VendorChannel {
+  private readonly sessions = new Map<string, Seq>();
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly agent: string,
+    private readonly link: EmitterLink,
+    readonly epoch: number,
+    private readonly clock: Clock,
+    private readonly newId: () => string,
+  ) {}
+
+  /** Stamps mapped events, resolving cause hints (explicit `cause` wins) and remembering keys. */
+  stampMapped(session: string, events: readonly (MappedEvent & { cause?: string })[]): AepEvent[] {
+    const s = this.seqOf(session);
+    return events.map((e) => {
+      const cause = e.cause ?? (e.causeHint ? s.causes.get(`${e.causeHint.type}\u0000${e.causeHint.key}`) : undefined);
+      const [stamped] = this.stamp(session, [{ type: e.type, subject: e.subject, run: e.run, severity: e.severity, capture: e.capture, data: e.data, cause }]);
+      if (e.key !== undefined) remember(s.causes, `${e.type}\u0000${e.key}`, stamped.id);
+      return stamped;
+    });
+  }
+
+  stamp(session: string, drafts: readonly EventDraft[]): AepEvent[] {
+    const s = this.seqOf(session);
+    const time = new Date(this.clock()).toISOString();
+    const source = launchedSource(this.agent, session);
+    return drafts.map((d) => {
+      s.seq += 1;
+      const event: Record<string, unknown> = { aep: AEP_VERSION, id: this.newId(), type: d.type };
+      if (d.subject !== undefined) event.subject = d.subject;
+      event.time = time;
+      event.source = source;
+      event.agent = this.agent;
+      event.session = session;
+      if (d.run !== undefined) event.run = d.run;
+      if (d.step !== undefined) event.step = d.step;
+      event.seq = s.seq;
+      event.epoch = this.epoch;
+      if (d.cause !== undefined) event.cause = d.cause;
+      if (d.severity !== undefined) event.severity = d.severity;
+      if (d.capture !== undefined) event.capture = d.capture;
+      if (d.capture !== 'none') event.data = d.data ?? {};
+      return event as unknown as AepEvent;
+    });
+  }
+
+  /**
+   * Sends stamped events. Sends of one session go out one after the other in call order, so
+   * subscribers see a session's positions in order whichever part stamped them (acks, mapped
+   * updates, answers). Resolves after commit; rejects when the relay refused them.
+   */
+  send(events: readonly AepEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    const session = typeof events[0].session === 'string' ? events[0].session : '';
+    const tail = this.tails.get(session) ?? Promise.resolve();
+    const next = tail.then(() => this.link.emit(events));
+    const settled = next.catch(() => undefined);
+    this.tails.set(session, settled);
+    void settled.then(() => {
+      if (this.tails.get(session) === settled) this.tails.delete(session);
+    });
+    return next;
+  }
+
+  /** Claims the session with exactly these verbs (the roster shows them; claiming again replaces them). */
+  declare(session: string, accepts: readonly string[]): void {
+    const control: ControlCapability = { accepts: [...accepts], ack_window_ms: LAUNCHED_ACK_WINDOW_MS };
+    this.link.claim(session, control);
+  }
+
+  /** Releases the claim (the seq counter stays: later events never reuse a position). */
+  release(session: string): void {
+    this.link.release(session);
+    this.sessions.get(session)?.causes.clear();
+  }
+
+  onCommand(handler: (command: AepEvent) => Promise<void>): () => void {
+    return this.link.onCommand((command) => handler(command));
+  }
+
+  close(): void {
+    this.link.close();
+  }
+
+  private seqOf(session: string): Seq {
+    let s = this.sessions.get(session);
+    if (!s) this.sessions.set(session, (s = { seq: 0, causes: new Map() }));
+    return s;
+  }
+}
+
+function remember(map: Map<string, string>, key: string, id: string): void {
+  map.delete(key);
+  map.set(key, id);
+  if (map.size > MAX_CAUSE_KEYS) map.delete(map.keys().next().value as string);
+}

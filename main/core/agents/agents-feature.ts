@@ -1,0 +1,141 @@
+/**
+ * The launched-agents feature: one in-process emitter per catalogue agent, the host (launch, end,
+ * shutdown, restart reconciliation), the command router, and the /api routes. Import boundaries
+ * (see docs/ARCHITECTURE.md): agents → aep, relay (emitter link), store (epochs), steering
+ * (acks, durable log, audit sink, instruct-command readers), hooks/vendors (event builders,
+ * capture gate), installer (PATH lookup); nothing imports agents but the feature list and /api.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { AGENT_IDS, sendInputType, type AgentId } from '../../../common/agents';
+import { redact } from '../aep/redact';
+import { ulid } from '../aep/ulid';
+import { agentsApi } from '../api/agents-api';
+import { launchApi } from '../api/launch-api';
+import { steerApi } from '../api/steer-api';
+import { instructionQueueFor } from '../steering/instruction-queue';
+import type { DaemonContext, Disposer, Feature } from '../daemon-context';
+import { createLogger } from '../logger';
+import { EpochsRepo } from '../store/epochs-repo';
+import { SteeringRepo } from '../store/steering-repo';
+import { auditSink } from '../steering/audit-sink';
+import { ControlAcks } from '../steering/control-acks';
+import { storeDurableLog } from '../steering/durable-log';
+import { realScheduler, type Scheduler } from '../steering/permission-loop';
+import { agentCommandRouter } from './agent-commands';
+import { AgentEmitter } from './agent-emitter';
+import { AgentsHost, type DriverFactory } from './agents-host';
+import { BridgeFetcher } from './bridge-fetch';
+import { LaunchedRepo } from './launched-repo';
+import { SteeringService } from './steer/steering-service';
+
+/** The instance name the agent emitters declare. */
+export const LAUNCHED_INSTANCE = 'aep-companion-launched';
+
+/** Test seams; the daemon uses the defaults. */
+export interface AgentsFeatureOptions {
+  readonly clock?: () => number;
+  readonly schedule?: Scheduler;
+  readonly requestTimeoutMs?: number;
+  readonly endBoundMs?: number;
+  /** Silence during a turn after which the agent is reported hung (default 10 minutes). */
+  readonly turnSilenceMs?: number;
+  readonly driverFactory?: DriverFactory;
+  readonly onReady?: (host: AgentsHost) => void;
+}
+
+/** True when `pid` still runs the command recorded for it (Linux /proc; elsewhere: trust the pid). */
+export function pidRunsCommand(pid: number, command: readonly string[]): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return command.length > 0 && cmdline.some((arg) => arg === command[0] || basename(arg) === basename(command[0]) || command.slice(1).includes(arg));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** Builds the feature. */
+export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature {
+  return (ctx: DaemonContext): Disposer => {
+    const log = createLogger('agents');
+    const clock = options.clock ?? Date.now;
+    const audit = auditSink(ctx.audit, clock, log);
+    const epochs = new EpochsRepo(ctx.db);
+    const repo = new LaunchedRepo(ctx.db);
+    const acks = new ControlAcks(new SteeringRepo(ctx.db), clock);
+    const durable = storeDurableLog(ctx.db, ctx.eventStore, log);
+    const steeringEnabled = (): boolean => ctx.settings.get('features.steering');
+    const emitters = new Map<AgentId, AgentEmitter>();
+    for (const agent of AGENT_IDS) {
+      const link = ctx.relay.attachEmitter({ agent, instance: LAUNCHED_INSTANCE });
+      emitters.set(agent, new AgentEmitter(agent, link, epochs.next(`${agent}/${LAUNCHED_INSTANCE}`), clock, ulid));
+    }
+    const emitter = (agent: AgentId): AgentEmitter => emitters.get(agent) as AgentEmitter;
+    const accepts = (agent: AgentId): string[] => [...(steeringEnabled() ? [sendInputType(agent)] : []), 'control.cancel', 'control.attention.respond'];
+    // Mid-turn steering (agents/steer): the durable record is settled before anything runs.
+    const steering = new SteeringService({
+      db: ctx.db,
+      settings: ctx.settings,
+      audit,
+      clock,
+      emitter,
+      override: ctx.settingOverrides?.['features.midTurnSteering'] ?? null,
+      instructions: () => instructionQueueFor(ctx),
+    });
+    steering.settleAfterRestart();
+    const host = new AgentsHost({
+      steering,
+      repo,
+      settings: ctx.settings,
+      audit,
+      logger: log,
+      clock,
+      newId: ulid,
+      emitter,
+      host: ctx.installerHost,
+      fetcher: new BridgeFetcher({ dataDir: ctx.dataDir, env: ctx.installerHost?.processEnv ?? {}, logger: createLogger('agents.bridge') }),
+      version: ctx.version,
+      mapping: () => ({
+        capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
+        redact: (text) => redact(text),
+        newRunId: ulid,
+        permissionLoop: true,
+      }),
+      schedule: options.schedule ?? realScheduler,
+      accepts,
+      requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
+      endBoundMs: options.endBoundMs ?? 3_000,
+      turnSilenceMs: options.turnSilenceMs ?? 10 * 60_000,
+      isOurs: pidRunsCommand,
+      driverFactory: options.driverFactory,
+    });
+    host.reconcile();
+    const unsubscribers: (() => void)[] = [];
+    for (const agent of AGENT_IDS) {
+      const route = agentCommandRouter(agent, emitter(agent), { acks, durable, audit, clock, session: (id) => host.session(id), steeringEnabled, end: (s, detail, cause) => host.endLive(s, detail, cause) });
+      unsubscribers.push(emitter(agent).onCommand(route));
+    }
+    // The kill switch is hot: the verb is withdrawn (or declared again) at once, queued inputs drop.
+    unsubscribers.push(
+      ctx.settings.onChange((changed) => {
+        if (!changed.includes('features.steering')) return;
+        for (const s of host.sessions()) {
+          emitter(s.agent).declare(s.session, accepts(s.agent));
+          if (!steeringEnabled()) s.controller.dropAll('steering-disabled');
+        }
+      }),
+    );
+    const disposeApi = ctx.api.register({ ...agentsApi(host), ...launchApi(host), ...steerApi(steering) });
+    options.onReady?.(host);
+    return async () => {
+      disposeApi();
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      await host.shutdown();
+      steering.close();
+      for (const e of emitters.values()) e.close();
+    };
+  };
+}
+
+/** The feature as the daemon starts it. */
+export const agentsFeature: Feature = createAgentsFeature();

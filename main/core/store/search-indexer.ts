@@ -1,0 +1,91 @@
+/**
+ * Fills the FTS5 index of migration 0090 behind admission: every event with a row number above the
+ * highest one indexed is indexed, a bounded batch per transaction, yielding between batches. The
+ * invariant (every event up to the index's highest rowid is indexed; deleted events leave the index
+ * by trigger) makes a catch-up idempotent, so a restart, a crash or events stored before the index
+ * existed need nothing more than the next run. A search awaits `run()` first (batches with a turn
+ * between them, never one long stall): it sees every event committed before it.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import { searchBody, sessionTokenSql } from './migrations/0090-event-search';
+
+/** Options of the indexer. */
+export interface SearchIndexerOptions {
+  /** Events indexed per transaction (default 256: one batch is a few milliseconds of work). */
+  readonly batch?: number;
+  /** Time between background runs (default 250 ms); 0 disables the timer (tests drive it). */
+  readonly everyMs?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Indexes stored events for search, in batches. */
+export class SearchIndexer {
+  private readonly batch: number;
+  private readonly highestStmt: Statement<[]>;
+  private readonly indexStmt: Statement<[number, number]>;
+  private readonly timer: NodeJS.Timeout | null;
+  private running: Promise<number> | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: SearchIndexerOptions = {},
+  ) {
+    this.batch = Math.max(1, Math.trunc(options.batch ?? 256));
+    this.highestStmt = db.prepare('SELECT rowid AS n FROM events_fts ORDER BY rowid DESC LIMIT 1');
+    this.indexStmt = db.prepare(
+      `INSERT INTO events_fts (rowid, session, body)
+       SELECT n, ${sessionTokenSql('events.session')}, ${searchBody('events.json')}
+       FROM events WHERE n > ? ORDER BY n LIMIT ?`,
+    );
+    const every = options.everyMs ?? 250;
+    this.timer = every > 0 ? setInterval(() => void this.run(), every) : null;
+    this.timer?.unref();
+  }
+
+  /** Indexes one batch now; returns how many events it indexed (0 when caught up). */
+  step(): number {
+    if (!this.db.open) return 0;
+    return this.db.transaction(() => {
+      const highest = (this.highestStmt.get() as { n: number } | undefined)?.n ?? 0;
+      return this.indexStmt.run(highest, this.batch).changes;
+    })();
+  }
+
+  /** Indexes everything stored so far synchronously (what a search calls first). */
+  catchUp(): void {
+    while (this.step() === this.batch);
+  }
+
+  /** A background run: batches until caught up, yielding between them (joined if one runs). */
+  run(): Promise<number> {
+    if (this.running !== null) return this.running;
+    const run = this.loop();
+    this.running = run;
+    void run.finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    return run;
+  }
+
+  private async loop(): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const n = this.step();
+        total += n;
+        if (n < this.batch) return total;
+        await nextTurn();
+      }
+    } catch (error) {
+      this.options.onError?.(error);
+      return total;
+    }
+  }
+
+  /** Stops the background timer. */
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The composer of a launched session: per message only what the session can honestly do now
+ * (Send, or while it generates: Send now when mid-turn steering was negotiated, Queue, Stop and
+ * send), the sentence saying what will happen, and Stop / End session.
+ */
+import { useEffect, useId, useState } from 'react';
+import type { Delivery } from '../../../../common/agent-inputs';
+import { MAX_INPUT_CHARS, sendInputType, type LaunchedSessionInfo, type LaunchedState } from '../../../../common/agents';
+import { settle } from '../../model/command-settlement';
+import type { SentCommand } from '../../model/command-sender';
+import { streamState } from '../../model/session-rows';
+import { useConsole, useStoreAreas } from '../../shell/console-context';
+import { blockedReason, sendOptions } from './composer-options';
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+
+/** The composer. */
+export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
+  const { store, api } = useConsole();
+  useStoreAreas('sessions', 'status');
+  const [text, setText] = useState('');
+  const [choice, setChoice] = useState<Delivery | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const groupId = useId();
+  useStoreAreas('fleet');
+  const routed = store.roster.accepts(info.session).includes(sendInputType(info.agent));
+  // The stream is newer than the polled record: a run start or end decides generating vs idle.
+  const phase = streamState(store.fleet.get(info.session)?.events ?? []).phase;
+  const state: LaunchedState = info.state === 'ended' || info.state === 'resumable' || phase === 'ended' ? (info.state === 'resumable' ? 'resumable' : 'ended') : phase === 'working' ? 'generating' : phase === 'idle' ? 'idle' : info.state;
+  const facts = { state, support: info.steer ?? null, routed, steeringOn: store.steeringEnabled };
+  const options = sendOptions(facts);
+  const blocked = blockedReason(facts);
+  const chosen = options.find((o) => o.delivery === choice) ?? options[0];
+  // A mode that is no longer offered (the turn ended, the toggle went off) falls back to the default.
+  useEffect(() => {
+    if (choice && !options.some((o) => o.delivery === choice)) setChoice(null);
+  }, [choice, options]);
+  const over = text.length > MAX_INPUT_CHARS;
+  const canSend = !!chosen && text.trim().length > 0 && !over;
+  const generating = state === 'generating';
+
+  const send = () => {
+    if (!canSend || !chosen) return;
+    // Operator-authored text: redacted class (the command declares it).
+    store.sendCommand({ type: sendInputType(info.agent), session: info.session, capture: 'redacted', data: { text: text.trim(), delivery: chosen.delivery } }, text.trim());
+    setText('');
+    setChoice(null);
+  };
+  const [stop, setStop] = useState<SentCommand | null>(null);
+  // AEP-0004 §5: scope "run" cancels the running turn (the session stays).
+  const cancel = () => setStop(store.sendCommand({ type: 'control.cancel', session: info.session, data: { scope: 'run' } }));
+  const stopState = stop ? settle(store.caused(stop.id), { sent: stop.sent, timedOut: stop.timedOut, refusal: stop.refusal }) : null;
+  const end = async () => {
+    const r = await api('POST /api/launched/end', { session: info.session });
+    setError(r.ok ? null : r.error.message);
+    void store.refreshLaunched();
+  };
+
+  return (
+    <form
+      className="composer"
+      aria-label="Send a message"
+      data-testid="launched-composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      <label className="composer-label" htmlFor="launched-text">
+        Message this session
+      </label>
+      {options.length > 1 ? (
+        <div className="segmented composer-modes" role="radiogroup" aria-label="How to deliver it" id={groupId}>
+          {options.map((o) => (
+            <button key={o.delivery} type="button" role="radio" aria-checked={o.delivery === chosen?.delivery} onClick={() => setChoice(o.delivery)} data-testid={`mode-${o.delivery}`}>
+              {o.label}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      <textarea
+        id="launched-text"
+        className="input composer-text"
+        data-testid="launched-text"
+        rows={3}
+        value={text}
+        disabled={!!blocked}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            send();
+          }
+        }}
+        aria-describedby="launched-says"
+      />
+      <p id="launched-says" className={`small ${blocked ? 'composer-blocked' : 'muted'}`} data-testid="composer-says" aria-live="polite">
+        {blocked ?? `${chosen?.says ?? ''} ${isMac ? '⌘' : 'Ctrl'}+Enter to send.`}
+      </p>
+      {info.steer ? (
+        <p className="small muted" data-testid="steer-badge" title={info.steer.reason}>
+          Mid-turn steering: {info.steer.badge} ({info.steer.reason})
+        </p>
+      ) : null}
+      <div className="composer-foot">
+        <span />
+        {generating ? (
+          <button type="button" className="btn btn-danger-soft" onClick={cancel} data-testid="cancel-turn">
+            Stop turn
+          </button>
+        ) : null}
+        {state !== 'ended' && state !== 'resumable' ? (
+          <button type="button" className="btn btn-ghost" onClick={() => void end()} data-testid="end-session">
+            End session
+          </button>
+        ) : null}
+        <button type="submit" className="btn btn-primary" disabled={!canSend} data-testid="launched-send">
+          {chosen?.label ?? 'Send'}
+        </button>
+      </div>
+      {stopState && (stopState.phase === 'rejected' || stopState.phase === 'refused' || stopState.phase === 'unsent') ? (
+        <p className="small composer-blocked" role="alert" data-testid="cancel-refused">
+          Stop was not carried out: {stopState.reason ?? stopState.phase}
+          {stopState.detail ? ` (${stopState.detail})` : ''}.
+        </p>
+      ) : null}
+      {error ? (
+        <p className="small composer-blocked" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </form>
+  );
+}

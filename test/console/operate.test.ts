@@ -1,0 +1,64 @@
+/**
+ * Operating launched sessions, in Node: the composer offers only what the session can do (from
+ * its live state and negotiated support), and each message settles from stream events only.
+ */
+import { describe, expect, test } from 'vitest';
+import type { AepEvent } from '../../common/aep/envelope';
+import type { SteerSupport } from '../../common/agent-inputs';
+import { inputItems, settleInput } from '../../renderer/src/model/input-items';
+import { buildTimeline } from '../../renderer/src/model/timeline';
+import { blockedReason, sendOptions } from '../../renderer/src/views/composer/composer-options';
+
+let n = 0;
+const ev = (type: string, extra: Partial<AepEvent> = {}): AepEvent => ({ aep: '0.1', id: `o${++n}`, type, time: new Date(Date.UTC(2026, 10, 29, 12, 0, n)).toISOString(), source: 'aep://localhost/agents', agent: 'claude-code', session: 's1', ...extra });
+const midTurn: SteerSupport = { supports_steering: true, mode: 'mid-turn', badge: 'mid-turn at the next tool boundary', reason: 'promptQueueing', mechanism: 'concurrent-prompt' };
+const queueOnly: SteerSupport = { supports_steering: false, mode: 'queue-only', badge: 'queue only', reason: 'the agent advertised no mid-turn input', mechanism: 'none' };
+
+describe('composer options', () => {
+  test('idle: one way, which starts the next turn', () => {
+    const o = sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true });
+    expect(o.map((x) => x.delivery)).toEqual(['queue']);
+    expect(o[0].says).toContain('starts its next turn now');
+  });
+
+  test('generating with negotiated steering: Send now, Queue, Stop and send; without: no Send now', () => {
+    expect(sendOptions({ state: 'generating', support: midTurn, routed: true, steeringOn: true }).map((x) => x.label)).toEqual(['Send now', 'Queue', 'Stop and send']);
+    const q = sendOptions({ state: 'generating', support: queueOnly, routed: true, steeringOn: true });
+    expect(q.map((x) => x.label)).toEqual(['Queue', 'Stop and send']);
+    expect(q[0].says).toContain('queue only');
+  });
+
+  test('nothing is offered to an ended, starting or unrouted session, and it says why', () => {
+    for (const state of ['ended', 'starting', 'resumable'] as const) expect(sendOptions({ state, support: midTurn, routed: true, steeringOn: true })).toEqual([]);
+    expect(blockedReason({ state: 'idle', support: null, routed: false, steeringOn: true })).toContain('no route');
+  });
+});
+
+describe('message settlement from the stream', () => {
+  const settled = (outcome: string, reason?: string) => settleInput([ev('control.accepted'), ev('x.claude-code.input.sent'), ev('x.claude-code.input.settled', { data: { outcome, delivery: 'now', ...(reason ? { reason } : {}) } })], { sent: true }).label;
+
+  test('each outcome in the operator’s words', () => {
+    expect(settled('steered')).toBe('Steered');
+    expect(settled('deferred')).toBe('Queued (the agent runs it next)');
+    expect(settled('degraded')).toBe('Sent as next prompt');
+    expect(settled('prompted')).toBe('Sent as next prompt');
+    expect(settled('errored')).toBe('Errored — not re-sent');
+    expect(settleInput([ev('x.claude-code.input.queued', { data: { position: 0 } }), ev('x.claude-code.input.dropped', { data: { reason: 'withdrawn' } })], { sent: true }).label).toBe('Dropped (withdrawn)');
+  });
+
+  test('a message that never left this window, or that the relay refused, says so; the stream wins once it speaks', () => {
+    expect(settleInput([], { sent: false }).phase).toBe('unsent');
+    expect(settleInput([], { sent: true, refusal: { code: 'no-route' } }).label).toBe('Refused by the relay (no-route)');
+    expect(settleInput([ev('control.rejected', { data: { reason: 'invalid', detail: 'steering is off' } })], { sent: true }).label).toBe('Rejected (steering is off)');
+  });
+
+  test('the list joins the stream’s commands with this window’s, oldest first, and the timeline folds them into one row', () => {
+    const cmd = ev('x.claude-code.control.send_input', { data: { text: 'Keep the API', delivery: 'now' } });
+    const settledEv = ev('x.claude-code.input.settled', { cause: cmd.id, seq: 5, data: { outcome: 'steered', delivery: 'now' } });
+    const items = inputItems('s1', [cmd, settledEv], new Map(), (id) => (id === cmd.id ? [settledEv] : []));
+    expect(items.map((i) => [i.text, i.label])).toEqual([['Keep the API', 'Steered']]);
+    const rows = buildTimeline([cmd, settledEv]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].status?.label).toBe('Steered');
+  });
+});

@@ -1,0 +1,108 @@
+/** The FTS5 index of migration 0090: what is indexed, the backfill of existing rows, deletes. */
+import type { Database } from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventSearch, SearchQueryError } from '../../../main/core/store/event-search';
+import { EventStore } from '../../../main/core/store/event-store';
+import { SearchIndexer } from '../../../main/core/store/search-indexer';
+import { migrations } from '../../../main/core/store/migrations/index';
+import { openDb } from '../../../main/core/store/open-db';
+import { event, items, tempDir } from './temp-db';
+
+let t: ReturnType<typeof tempDir> | undefined;
+let db: Database | undefined;
+afterEach(() => {
+  db?.close();
+  t?.cleanup();
+  db = undefined;
+  t = undefined;
+});
+
+/** Indexes what is stored (as a search does first), then searches. */
+const ids = (s: EventSearch, q: string, session?: string): string[] => {
+  const indexer = new SearchIndexer(db!, { everyMs: 0, batch: 7 });
+  indexer.catchUp();
+  return s.search({ q, session, limit: 50 }).hits.map((h) => h.id);
+};
+
+describe('event search index', () => {
+  it('indexes the text leaves of data (nested too), not digests, types or envelope ids', async () => {
+    t = tempDir();
+    db = openDb(t.file());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
+    const a = event({
+      session: 's1',
+      seq: 1,
+      epoch: 0,
+      type: 'tool.requested',
+      data: {
+        tool: { name: 'Bash' },
+        args_redacted: { command: 'git status --short' },
+        args_digest: 'sha256:feedfacecafe',
+      },
+    });
+    const b = event({
+      session: 's1',
+      seq: 2,
+      epoch: 0,
+      type: 'tool.completed',
+      data: { tool: { name: 'Read' }, result_digest: 'sha256:0badc0de' },
+    });
+    await store.admit(items(a, b));
+    const search = new EventSearch(db);
+    expect(ids(search, 'git status')).toEqual([a.id]);
+    expect(ids(search, 'Bash')).toEqual([a.id]);
+    expect(ids(search, 'Read')).toEqual([b.id]);
+    expect(ids(search, 'feedfacecafe')).toEqual([]);
+    expect(ids(search, '0badc0de')).toEqual([]);
+    expect(ids(search, 'completed')).toEqual([]);
+    expect(() => search.search({ q: '"open', limit: 5 })).toThrow(SearchQueryError);
+  });
+
+  it('indexes events stored before the index existed, and in bounded batches', async () => {
+    t = tempDir();
+    const before = migrations.filter((m) => m.version < 90);
+    db = openDb(t.file(), { migrations: before });
+    const old = event({
+      session: 'legacy',
+      seq: 1,
+      epoch: 0,
+      data: { message: 'written before the index existed' },
+    });
+    await new EventStore(db, { maxEventsPerSession: 10 }).admit(items(old));
+    db.close();
+    db = openDb(t.file());
+    expect(ids(new EventSearch(db), 'existed')).toEqual([old.id]);
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    await store.admit(
+      items(
+        ...Array.from({ length: 25 }, (_, i) =>
+          event({ session: 'b', seq: i + 1, epoch: 0, data: { message: 'batch' } }),
+        ),
+      ),
+    );
+    const indexer = new SearchIndexer(db, { everyMs: 0, batch: 10 });
+    expect([indexer.step(), indexer.step(), indexer.step(), indexer.step()]).toEqual([
+      10, 10, 5, 0,
+    ]);
+    expect(await indexer.run()).toBe(0);
+  });
+
+  it('forgets trimmed events and stays in step through many trims', async () => {
+    t = tempDir();
+    db = openDb(t.file());
+    const store = new EventStore(db, { maxEventsPerSession: 10 });
+    const indexer = new SearchIndexer(db, { everyMs: 0 });
+    for (let i = 0; i < 50; i++) {
+      await store.admit(
+        items(event({ session: 's', seq: i + 1, epoch: 0, data: { message: `word${i} common` } })),
+      );
+      if (i % 3 === 0) indexer.catchUp();
+    }
+    const search = new EventSearch(db);
+    // Indexed while the trims go on: events indexed and then trimmed leave the index too.
+    expect(ids(search, 'word39')).toEqual([]);
+    expect(search.search({ q: 'common', limit: 200 }).hits).toHaveLength(10);
+    expect(ids(search, 'word39')).toEqual([]);
+    expect(ids(search, 'word40')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Real agents launched by a real daemon (in process) against the local model-API stubs: a temp
+ * HOME, the pinned CLI on the daemon's PATH (so the catalogue's detection finds it), the stub's
+ * address and a fake key in the environment the agent inherits, and an operator consumer on
+ * /socket. The Claude Code bridge is fetched by the product's own on-demand path into a data dir
+ * whose `agents/` folder is cached in `.vendor-cache/agent-bridges`.
+ */
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../core/agents/agents-harness';
+import { makeTempHome, removeTempDir, STUB_MODEL } from '../support/run-vendor';
+import { ensureVendorCli, type CliVendor } from '../support/vendor-clis';
+
+/** The agents the launch tests drive. */
+export type LaunchVendor = CliVendor | 'gemini-cli';
+import type { StubServer } from '../support/model-stubs/stub-server';
+
+const BRIDGES = fileURLToPath(new URL('../../.vendor-cache/agent-bridges', import.meta.url));
+
+export interface LaunchRig {
+  readonly d: AgentsDaemon;
+  readonly c: Consumer;
+  readonly home: string;
+  readonly cwd: string;
+  close(): Promise<void>;
+}
+
+/** The environment the launched agent inherits (no credentials of the caller leak in). */
+function agentEnv(vendor: LaunchVendor, home: string, stubUrl: string, binDir: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: `${binDir}:${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: home,
+    USER: process.env.USER ?? 'tester',
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    TMPDIR: tmpdir(),
+    SHELL: '/bin/bash',
+  };
+  if (vendor === 'claude-code') {
+    Object.assign(env, {
+      ANTHROPIC_BASE_URL: stubUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-stub',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    });
+    if (process.getuid?.() === 0) env.IS_SANDBOX = '1';
+  } else if (vendor === 'codex') {
+    Object.assign(env, { CODEX_HOME: join(home, '.codex'), AEP_STUB_API_KEY: 'sk-stub' });
+  } else if (vendor === 'gemini-cli') {
+    Object.assign(env, { GEMINI_API_KEY: 'stub-key', GOOGLE_GEMINI_BASE_URL: stubUrl, GEMINI_CLI_NO_RELAUNCH: 'true' });
+  } else {
+    Object.assign(env, { OPENAI_BASE_URL: `${stubUrl}/v1`, OPENAI_API_KEY: 'sk-stub', OPENAI_MODEL: STUB_MODEL, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' });
+  }
+  return env;
+}
+
+/** Vendor configuration in the temp HOME (provider for Codex, quiet statistics and yolo-free defaults for Qwen). */
+async function configure(vendor: LaunchVendor, home: string, stubUrl: string, claudeSettings: Record<string, unknown>): Promise<void> {
+  if (vendor === 'claude-code') {
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    await writeFile(join(home, '.claude', 'settings.json'), JSON.stringify(claudeSettings));
+  } else if (vendor === 'codex') {
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    await writeFile(
+      join(home, '.codex', 'config.toml'),
+      [`model = "${STUB_MODEL}"`, 'model_provider = "aep-stub"', 'approval_policy = "never"', 'sandbox_mode = "danger-full-access"', '', '[model_providers.aep-stub]', 'name = "aep-stub"', `base_url = "${stubUrl}/v1"`, 'wire_api = "responses"', 'env_key = "AEP_STUB_API_KEY"', ''].join('\n'),
+    );
+  } else if (vendor === 'gemini-cli') {
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    await writeFile(join(home, '.gemini', 'settings.json'), JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+  } else {
+    mkdirSync(join(home, '.qwen'), { recursive: true });
+    await writeFile(join(home, '.qwen', 'settings.json'), JSON.stringify({ privacy: { usageStatisticsEnabled: false }, tools: { approvalMode: 'yolo' } }));
+  }
+}
+
+/** Opens the rig for one vendor against `stub`. */
+export async function openLaunchRig(vendor: LaunchVendor, stub: StubServer, claudeSettings: Record<string, unknown> = {}): Promise<LaunchRig> {
+  const cli = await ensureVendorCli(vendor);
+  const home = await makeTempHome('aep-launch-');
+  const cwd = join(home, 'work');
+  await configure(vendor, home, stub.url, claudeSettings);
+  const env = agentEnv(vendor, home, stub.url, dirname(cli.bin));
+  const dataDir = join(home, 'companion', 'data');
+  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(BRIDGES, { recursive: true });
+  if (!existsSync(join(dataDir, 'agents'))) symlinkSync(BRIDGES, join(dataDir, 'agents'));
+  const d = await startAgentsDaemon({ requestTimeoutMs: 120_000 }, dataDir, { home, path: env.PATH, processEnv: env, runtime: { path: process.execPath, electron: false } });
+  d.daemon.context.settings.set({ 'features.steering': true });
+  const c = await Consumer.connect(d.url, d.daemon.tokens.operator);
+  return {
+    d,
+    c,
+    home,
+    cwd,
+    close: async () => {
+      c.close();
+      await d.close();
+      removeAgentsDir(dataDir);
+      await removeTempDir(home);
+    },
+  };
+}

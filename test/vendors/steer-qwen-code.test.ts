@@ -1,0 +1,92 @@
+/**
+ * Qwen Code (`qwen --acp`) advertises no mid-turn input and preempts a concurrent prompt: with
+ * mid-turn steering on, a `now` message is queued (and says why), never sent concurrently, and
+ * runs as the next turn.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startChatStub } from '../support/model-stubs/openai-chat-stub';
+import type { StubServer } from '../support/model-stubs/stub-server';
+import { openLaunchRig, type LaunchRig } from './launch-rig';
+
+type Json = Record<string, unknown>;
+let rig: LaunchRig | null = null;
+let stub: StubServer | null = null;
+afterEach(async () => {
+  await rig?.close();
+  await stub?.close();
+  rig = null;
+  stub = null;
+});
+
+describe('Qwen Code: queue only, never concurrent', () => {
+  it('a now-delivery while generating queues with the reason and runs after the first turn finished', async () => {
+    stub = await startChatStub([{ shell: 'sleep 2; echo qwen-steer' }, { text: 'All done.' }]);
+    rig = await openLaunchRig('qwen-code', stub);
+    rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
+    const res = await rig.d.api<Json>('POST', '/api/launch', {
+      agent: 'qwen-code',
+      cwd: rig.cwd,
+      prompt: 'Run the probe.',
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const session = String(res.json.session);
+    const launched = await rig.d.api<Json[]>('GET', '/api/launched');
+    expect(launched.json.find((s) => s.session === session)?.steer).toMatchObject({
+      supports_steering: false,
+      badge: 'queue only',
+    });
+    const started = await rig.c.waitEvent(
+      (e) => e.session === session && e.type === 'run.started',
+      'run',
+      150_000,
+    );
+    const id = rig.c.command(
+      'x.qwen-code.control.send_input',
+      session,
+      { text: 'QWEN-NOW', delivery: 'now' },
+      { capture: 'redacted' },
+    );
+    expect(
+      await rig.c.waitEvent(
+        (e) => e.cause === id && e.type === 'x.qwen-code.input.admitted',
+        'admitted',
+      ),
+    ).toMatchObject({
+      data: { action: 'queue', reason: 'the agent advertised no mid-turn input' },
+    });
+    const first = await rig.c.waitEvent(
+      (e) =>
+        e.run === started.run &&
+        ['run.finished', 'run.failed', 'run.cancelled'].includes(String(e.type)),
+      'first run end',
+      150_000,
+    );
+    expect(first).toMatchObject({ type: 'run.finished' });
+    const next = await rig.c.waitEvent(
+      (e) => e.cause === id && e.type === 'run.started',
+      'second run',
+      60_000,
+    );
+    expect(rig.c.events.indexOf(next)).toBeGreaterThan(rig.c.events.indexOf(first));
+    expect(
+      await rig.c.waitEvent(
+        (e) => e.cause === id && e.type === 'x.qwen-code.input.settled',
+        'settled',
+      ),
+    ).toMatchObject({ data: { outcome: 'prompted' } });
+    await rig.c.waitEvent(
+      (e) => e.run === next.run && e.type === 'run.finished',
+      'second run end',
+      150_000,
+    );
+    // The model first saw the queued text only after every request of the first turn.
+    const bodies = stub.requests.map((q) => JSON.stringify(q.body ?? ''));
+    const firstWith = bodies.findIndex((b) => b.includes('QWEN-NOW'));
+    const lastWithout = bodies.reduce(
+      (at, b, i) => (b.includes('qwen-steer') && !b.includes('QWEN-NOW') ? i : at),
+      -1,
+    );
+    expect(firstWith).toBeGreaterThan(lastWithout);
+    expect(lastWithout).toBeGreaterThanOrEqual(0);
+  });
+});
