@@ -7,13 +7,13 @@
  * for `x.claude-code.control.instruct` over a real WebSocket (target: p99 ≤ 10 ms).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import WebSocket from 'ws';
+import { buildCli } from '../scripts/build-cli.mjs';
 import { percentile, processCpuMs, report, startBenchDaemon } from './bench-lib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -126,23 +126,13 @@ async function liveSubscriber(url: string, token: string): Promise<{ frames: () 
 
 /** Builds the CLI bundle into a temp directory (the checked-in out/ may be stale) with an entry like bin/. */
 async function buildShim(): Promise<{ entry: string; dir: string }> {
+  // The repository's own entry (bin/aep-companion.mjs) over a private bundle laid out as in the
+  // repository (bin/ next to out/cli/): `hook` runs the shim's own bundle, which imports no package.
   const dir = mkdtempSync(join(tmpdir(), 'aep-bench-cli-'));
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['main/cli/index.ts'],
-    outdir: dir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
-  // The hook command's chunk imports no package, so the bundle runs from the temp directory.
-  const entry = join(dir, 'aep-companion.mjs');
-  writeFileSync(entry, `import { main } from ${JSON.stringify(join(dir, 'index.js'))};\nprocess.exitCode = await main(process.argv.slice(2));\n`);
+  await buildCli({ outdir: join(dir, 'out', 'cli') });
+  mkdirSync(join(dir, 'bin'));
+  const entry = join(dir, 'bin', 'aep-companion.mjs');
+  copyFileSync(join(root, 'bin', 'aep-companion.mjs'), entry);
   return { entry, dir };
 }
 

@@ -18,7 +18,8 @@ import { midTurnOverrideFromEnv } from './core/agents/steer/toggle';
 /** Options of the headless host. */
 export interface HeadlessOptions {
   readonly dataDir: string;
-  readonly port: number;
+  /** The port to bind (0: a free one); absent: the stored `server.port` setting (8787 by default). */
+  readonly port?: number;
   readonly maxEventsPerSession?: number;
   /** The built console directory; by default out/renderer next to the bundle, when built. */
   readonly consoleDir?: string;

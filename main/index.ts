@@ -7,7 +7,6 @@
  */
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, shell } from 'electron';
-import { DEFAULT_SETTINGS } from '../common/settings';
 import { installLastResort } from './core/last-resort';
 import { createLogger } from './core/logger';
 import type { DaemonHandle } from './core/daemon';
@@ -21,6 +20,8 @@ import { parseLaunchOptions, type LaunchOptions } from './electron/launch-option
 import { applyLinuxAutostart, loginItemSettings } from './electron/login-item';
 import { showMainWindow, type MainWindowDeps } from './electron/main-window';
 import { menuModel } from './electron/menu-model';
+import { quitGuard } from './electron/quit-guard';
+import { runningLaunched } from './core/agents/agents-feature';
 import { showNativeNotification } from './electron/native-notify';
 import { closeQuickInstruct, showQuickInstruct } from './electron/quick-instruct-window';
 import { destroyTray, showTray, updateTray } from './electron/tray';
@@ -84,7 +85,8 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
   const paths = appPaths({ appPath: app.getAppPath(), resourcesPath: process.resourcesPath, packaged: app.isPackaged, platform: process.platform });
   let startError = '';
   const daemon: DaemonHandle | null = await startHeadless(
-    { dataDir, port: options.port ?? DEFAULT_SETTINGS['server.port'], consoleDir: paths.consoleDir, version: app.getVersion() },
+    // The --port launch option wins; without it the daemon binds the stored `server.port` (8787 by default).
+    { dataDir, port: options.port ?? undefined, consoleDir: paths.consoleDir, version: app.getVersion() },
     {
       // The browser link with the operator token is for `serve`; the desktop window gets the
       // token over the bridge, so it is kept off this process's stdout.
@@ -214,9 +216,19 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
   if (settings.get('app.startAtLogin')) applyStartAtLogin(true);
 
   app.on('activate', () => openConsole());
-  app.on('before-quit', () => {
-    quitting = true;
-  });
+  // Quitting ends the launched sessions (the daemon drains): while any runs, the user confirms first.
+  app.on(
+    'before-quit',
+    quitGuard({
+      running: () => runningLaunched(daemon.context),
+      ask: async (prompt) => (await dialog.showMessageBox({ ...prompt, buttons: [...prompt.buttons] })).response,
+      quit: () => app.quit(),
+      proceed: () => {
+        quitting = true;
+      },
+      onError,
+    }),
+  );
   let drained = false;
   app.on('will-quit', (event) => {
     if (drained) return;

@@ -1,29 +1,75 @@
 // Bundles the plain-Node command line (main/cli) into out/cli with esbuild.
-// Commands load lazily (code splitting), so `aep-companion hook` starts without the daemon's weight.
+// Commands load lazily (code splitting); `aep-companion hook` has an entry of its own (hook.js, one
+// file importing only node:*), so the shim starts without the rest of the command line.
 import { build } from 'esbuild';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Builds out/cli/index.js (or `outdir`, relative to the repository root); exported so
- * bin/aep-companion.mjs can build on first use and tests can bundle a private copy.
+ * The hook shim's tables (`held`, `empty` per vendor), computed from the vendor adapters by
+ * main/core/installer/shim-tables.ts, as the installed launcher's are. The module is bundled to a
+ * scratch file under node_modules/.cache (so its packages resolve), imported once, then removed.
+ */
+export async function hookTables() {
+  const [out] = (
+    await build({
+      absWorkingDir: root,
+      stdin: {
+        contents:
+          "import { emptyOutputTable, heldMomentsTable } from './main/core/installer/shim-tables';\n" +
+          'export const tables = { held: heldMomentsTable(), empty: emptyOutputTable() };\n',
+        resolveDir: root,
+        loader: 'ts',
+      },
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    })
+  ).outputFiles;
+  const dir = join(root, 'node_modules', '.cache');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `aep-hook-tables-${process.pid}-${Date.now()}.mjs`);
+  writeFileSync(file, out.text);
+  try {
+    return (await import(pathToFileURL(file).href)).tables;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * Builds out/cli/index.js and out/cli/hook.js (or into `outdir`, relative to the repository root);
+ * exported so bin/aep-companion.mjs can build on first use and tests can bundle a private copy.
  */
 export async function buildCli({ outdir = 'out/cli', logLevel = 'warning' } = {}) {
-  await build({
+  const common = {
     absWorkingDir: root,
-    entryPoints: ['main/cli/index.ts'],
     outdir,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     packages: 'external',
     sourcemap: true,
     logLevel,
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
+    define: { AEP_HOOK_TABLES: JSON.stringify(await hookTables()) },
+  };
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: ['main/cli/index.ts'],
+      splitting: true,
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    }),
+    build({ ...common, entryPoints: { hook: 'main/cli/commands/hook.ts' } }),
+  ]);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

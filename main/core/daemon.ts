@@ -41,8 +41,8 @@ const log = createLogger('daemon');
 export interface DaemonOptions {
   /** Where the database, the tokens and daemon.json live (created if missing). */
   readonly dataDir: string;
-  /** Port to bind; 0 picks a free one. */
-  readonly port: number;
+  /** Port to bind; 0 picks a free one; absent: the stored `server.port` setting (8787 by default). */
+  readonly port?: number;
   /** Loopback address to bind (default 127.0.0.1). */
   readonly host?: string;
   /** Retention per session; when given it is also stored as the setting. */
@@ -155,6 +155,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
 
   // Checkpoints run off the event loop, so no hook reply or ack waits for one.
   const checkpointer = startWalCheckpointer(dbFile, {
+    // A WAL past the size bound is truncated from this connection between two group commits.
+    writer: db,
     onError: (message) => log.warn('WAL checkpoint failed', { message }),
     // The worker could not be kept alive: SQLite checkpoints inside commits again, so the WAL stays bounded.
     onFallback: () => {
@@ -221,7 +223,9 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     };
     // Bound only once every route (features included) is registered: no early request gets a 404.
     let url = '';
-    let port = options.port;
+    // The host's port (a --port flag, a launch option) wins; else the setting stored in this database.
+    const listenPort = options.port ?? settings.get('server.port');
+    let port = listenPort;
     const lastHook: Partial<Record<VendorId, string>> = {};
     const context: DaemonContext = {
       installerHost: options.installerHost,
@@ -297,7 +301,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     }
     server = await startHttpServer({
       host: options.host ?? '127.0.0.1',
-      port: options.port,
+      port: listenPort,
       routes,
       tokens,
       extraOrigins: options.allowedOrigins,

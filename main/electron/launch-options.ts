@@ -10,7 +10,7 @@ import { isAbsolute, resolve } from 'node:path';
 export interface LaunchOptions {
   /** The data directory; null means the per-user default. */
   readonly dataDir: string | null;
-  /** The port to bind; null means the default (8787). */
+  /** The port to bind; null means the stored `server.port` setting (8787 by default). */
   readonly port: number | null;
   /** Tests start the console without the setup wizard. */
   readonly skipWizard: boolean;

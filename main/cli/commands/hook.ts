@@ -3,37 +3,50 @@
  * payload on stdin, posts it to the daemon's /hooks/<vendor>, prints the reply. Fail-open by
  * construction: whatever goes wrong (daemon down, slow, refusing), it prints the vendor's empty reply
  * (`{}`, or nothing at all for Codex) and exits 0 well inside the vendor's hook timeout. It imports
- * nothing of the daemon: it is timed against `node -e 0`.
+ * nothing of the daemon: it is timed against `node -e 0`. Its per-vendor tables (held moments, empty
+ * reply) are built in from the vendor adapters (../hook-tables.ts), as the installed launcher's are.
  */
 import { request, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { isVendorId } from '../../../common/vendors';
+import { HOOK_TABLES, type HookTables } from '../hook-tables';
 import { daemonUrl, hookToken, parseArgs, resolveDataDir } from '../locate-daemon';
 
-/** The reply printed when there is nothing to say or nothing could be asked. */
+export { HOOK_TABLES } from '../hook-tables';
+
+/** The reply printed for a vendor the tables do not know (and the default of `postHook`). */
 export const EMPTY_REPLY = '{}';
 
 /**
- * The empty reply of one vendor. Codex validates hook output against strict schemas and treats
- * empty stdout (exit 0) as the no-op, so it gets nothing at all; the others get `{}`. The installed
- * shim and its launcher (main/core/installer/shim-script.ts) print the same.
+ * The empty reply of one vendor, from its adapter's `emptyCommandOutput`: nothing at all for Codex
+ * (strict output schemas; empty stdout is its no-op), `{}` for the others.
  */
-export const emptyReplyFor = (vendor: string | undefined): string =>
-  vendor === 'codex' ? '' : EMPTY_REPLY;
+export const emptyReplyFor = (
+  vendor: string | undefined,
+  tables: HookTables | null = HOOK_TABLES,
+): string =>
+  tables && vendor !== undefined && Object.hasOwn(tables.empty, vendor)
+    ? tables.empty[vendor]
+    : EMPTY_REPLY;
 
 /** Deadline for an ordinary hook: far inside every vendor's timeout (Claude Code's SessionEnd budget is 1.5 s+). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Deadline when the permission loop may hold the reply (above the daemon's default hold of 50 s). */
 export const HELD_TIMEOUT_MS = 58_000;
 
-/** True for the answerable moments the daemon may hold while the operator decides. */
-export function isHeldMoment(body: Buffer): boolean {
+/** True for the moments the daemon may hold while the operator decides, from the vendor's adapter. */
+export function isHeldMoment(
+  body: Buffer,
+  vendor: string,
+  tables: HookTables | null = HOOK_TABLES,
+): boolean {
+  const held = tables && Object.hasOwn(tables.held, vendor) ? tables.held[vendor] : [];
+  if (held.length === 0) return false;
   try {
     const payload = JSON.parse(body.toString('utf8')) as {
       hook_event_name?: unknown;
       hookEventName?: unknown;
     };
-    const moment = String(payload?.hook_event_name ?? payload?.hookEventName ?? '');
-    return moment === 'PermissionRequest' || moment === 'Elicitation';
+    return held.includes(String(payload?.hook_event_name ?? payload?.hookEventName ?? ''));
   } catch {
     return false;
   }
@@ -57,13 +70,15 @@ type Requester = (
 
 /**
  * Posts the payload; resolves with the text to print (never rejects). `empty` is printed on failure
- * and in place of a reply that is an empty object (the daemon's "nothing to say").
+ * and in place of a reply that is an empty object (the daemon's "nothing to say"). The connection
+ * opens at once, while `body` (stdin) is still being read; the deadline, which may depend on the
+ * payload, runs from when it is sent.
  */
 export async function postHook(
   url: URL,
   token: string,
-  body: Buffer,
-  timeoutMs: number,
+  body: Buffer | Promise<Buffer>,
+  timeoutMs: number | ((payload: Buffer) => number),
   empty = EMPTY_REPLY,
 ): Promise<{ out: string; problem: string | null }> {
   // TLS is loaded only for an https daemon URL: the plain loopback case stays as light as it can.
@@ -71,6 +86,7 @@ export async function postHook(
     url.protocol === 'https:' ? (await import('node:https')).request : request;
   return new Promise((resolve) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (out: string, problem: string | null): void => {
       if (settled) return;
       settled = true;
@@ -78,10 +94,7 @@ export async function postHook(
       req.destroy();
       resolve({ out, problem });
     };
-    const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
-      'content-length': body.length,
-    };
+    const headers: Record<string, string | number> = { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     const req = send(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];
@@ -104,9 +117,14 @@ export async function postHook(
         finish(text, null);
       });
     });
-    const timer = setTimeout(() => finish(empty, `no reply within ${timeoutMs} ms`), timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) => finish(empty, e.code ?? e.message));
-    req.end(body);
+    void Promise.resolve(body).then((payload) => {
+      if (settled) return;
+      const ms = typeof timeoutMs === 'function' ? timeoutMs(payload) : timeoutMs;
+      timer = setTimeout(() => finish(empty, `no reply within ${ms} ms`), ms);
+      req.setHeader('content-length', payload.length);
+      req.end(payload);
+    });
   });
 }
 
@@ -127,27 +145,34 @@ export async function run(args: string[]): Promise<number> {
   // Refined once the arguments are parsed; a vendor-first command line is the usual shape.
   let empty = emptyReplyFor(args[0]);
   let out = empty;
+  // Read while the connection opens (readStdin never rejects); read to the end before printing.
+  const body = readStdin();
   try {
     const { positionals, options } = parseArgs(args, ['data-dir']);
     const vendor = positionals[0];
     empty = emptyReplyFor(vendor);
     out = empty;
-    const body = await readStdin();
-    if (!isVendorId(vendor)) {
+    if (!HOOK_TABLES) {
       process.stderr.write(
-        `aep-companion hook: unknown vendor '${vendor ?? ''}' (expected claude-code, codex, qwen-code, vscode or hermes)\n`,
+        `aep-companion hook: this build has no vendor tables (build it with npm run build:cli); ${replying(empty)}\n`,
+      );
+    } else if (!isVendorId(vendor)) {
+      process.stderr.write(
+        `aep-companion hook: unknown vendor '${vendor ?? ''}' (expected ${Object.keys(HOOK_TABLES.empty).join(', ')})\n`,
       );
     } else {
       const flag = options.get('data-dir');
       const dataDir = resolveDataDir(typeof flag === 'string' ? flag : undefined, env);
-      const timeoutMs =
+      const timeoutFor = (payload: Buffer): number =>
         Number(env.AEP_HOOK_TIMEOUT_MS) ||
-        (env.AEP_PERMISSIONS === '1' && isHeldMoment(body) ? HELD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
+        (env.AEP_PERMISSIONS === '1' && isHeldMoment(payload, vendor)
+          ? HELD_TIMEOUT_MS
+          : DEFAULT_TIMEOUT_MS);
       const result = await postHook(
         hookUrl(daemonUrl(dataDir, env), vendor, env),
         hookToken(dataDir, env),
         body,
-        timeoutMs,
+        timeoutFor,
         empty,
       );
       out = result.out;
@@ -160,6 +185,7 @@ export async function run(args: string[]): Promise<number> {
     );
     out = empty;
   }
+  await body;
   await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
   return 0;
 }

@@ -1,6 +1,7 @@
 /**
  * `aep-companion serve [--port 8787] [--data-dir DIR] [--max-events-per-session N]
- * [--console-dir DIR] [--log-level debug|info|warn|error]`: runs the daemon headless.
+ * [--console-dir DIR] [--log-level debug|info|warn|error]`: runs the daemon headless. The port is
+ * `--port`, else the stored `server.port` setting, else 8787.
  */
 import { LOG_LEVELS, type LogLevel } from '../../core/logger';
 import { runHeadless } from '../../headless';
@@ -36,7 +37,8 @@ export async function run(args: string[]): Promise<number> {
   ]);
   const refused = helpOrRefusal('serve', { positionals, options }, known, USAGE);
   if (refused !== null) return refused;
-  const port = options.has('port') ? integer(options.get('port'), 0, 65_535) : 8787;
+  // --port wins; without it the daemon binds the stored `server.port` setting (8787 by default).
+  const port = options.has('port') ? integer(options.get('port'), 0, 65_535) : undefined;
   if (port === null) {
     process.stderr.write('aep-companion serve: --port must be an integer from 0 to 65535\n');
     return 2;

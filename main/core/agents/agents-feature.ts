@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { AGENT_IDS, sendInputType, type AgentId } from '../../../common/agents';
+import { AGENT_IDS, sendInputType, type AgentId, type LaunchedState } from '../../../common/agents';
 import { redact } from '../aep/redact';
 import { ulid } from '../aep/ulid';
 import { agentsApi } from '../api/agents-api';
@@ -26,6 +26,7 @@ import { agentCommandRouter } from './agent-commands';
 import { AgentEmitter } from './agent-emitter';
 import { AgentsHost, type DriverFactory } from './agents-host';
 import { BridgeFetcher } from './bridge-fetch';
+import { AGENT_CATALOGUE } from './catalogue';
 import { LaunchedRepo } from './launched-repo';
 import { SteeringService } from './steer/steering-service';
 
@@ -42,6 +43,28 @@ export interface AgentsFeatureOptions {
   readonly turnSilenceMs?: number;
   readonly driverFactory?: DriverFactory;
   readonly onReady?: (host: AgentsHost) => void;
+}
+
+/** A launched session that still runs on this daemon (what quitting the app would end). */
+export interface RunningLaunched {
+  readonly session: string;
+  readonly agent: AgentId;
+  /** The agent's display name (its catalogue entry). */
+  readonly name: string;
+  readonly state: LaunchedState;
+}
+
+/** The host of each running daemon's agents feature, for the read-only accessor below. */
+const hosts = new WeakMap<DaemonContext, AgentsHost>();
+
+/** The launched sessions still running on the daemon of `ctx`; empty when it has no agents feature. */
+export function runningLaunched(ctx: DaemonContext): RunningLaunched[] {
+  const host = hosts.get(ctx);
+  if (host === undefined) return [];
+  return host
+    .sessions()
+    .filter((s) => !s.ended)
+    .map((s) => ({ session: s.session, agent: s.agent, name: AGENT_CATALOGUE[s.agent].name, state: s.state }));
 }
 
 /** True when `pid` still runs the command recorded for it (Linux /proc; elsewhere: trust the pid). */
@@ -126,8 +149,10 @@ export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature
       }),
     );
     const disposeApi = ctx.api.register({ ...agentsApi(host), ...launchApi(host), ...steerApi(steering) });
+    hosts.set(ctx, host);
     options.onReady?.(host);
     return async () => {
+      hosts.delete(ctx);
       disposeApi();
       for (const unsubscribe of unsubscribers) unsubscribe();
       await host.shutdown();

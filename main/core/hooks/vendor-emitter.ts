@@ -14,8 +14,27 @@ import { INITIAL_MAPPING_STATE } from './vendors/types';
 /** The ack window we declare: acks are decided synchronously, far inside the AEP-0004 default. */
 export const ACK_WINDOW_MS = 10_000;
 
-/** Correlation keys remembered per session for cause links; older ones fall off first. */
-const MAX_CAUSE_KEYS = 2_000;
+/**
+ * Correlation keys remembered per session for cause links; older ones fall off first. Keys are let
+ * go when the lifecycle they open ends (CLOSES), so this only bounds keys left open (lost hooks).
+ */
+export const MAX_CAUSE_KEYS = 256;
+
+/**
+ * Terminal events (AEP-0002) and the opening event type whose key they end: after a tool call,
+ * run or subagent ends, nothing names its opening event again, so its key is let go. The terminal
+ * event's own key is not remembered either (no event names a terminal one as its cause). Attention
+ * keys stay until they fall off: several followers may name one request.
+ */
+const CLOSES: Readonly<Record<string, string>> = {
+  'tool.completed': 'tool.requested',
+  'tool.failed': 'tool.requested',
+  'tool.denied': 'tool.requested',
+  'run.finished': 'run.started',
+  'run.failed': 'run.started',
+  'run.cancelled': 'run.started',
+  'delegation.subagent.stopped': 'delegation.subagent.started',
+};
 
 /** Sessions whose state (seq, mapping, cause keys) is kept in memory; the least recently used go first. */
 export const MAX_TRACKED_SESSIONS = 5_000;
@@ -94,7 +113,10 @@ export class VendorEmitter implements VendorChannel {
           cause,
         },
       ]);
-      if (e.key !== undefined) remember(s.causes, `${e.type}\u0000${e.key}`, stamped.id);
+      const closes = CLOSES[e.type];
+      if (closes !== undefined) {
+        if (e.causeHint?.type === closes) s.causes.delete(`${closes}\u0000${e.causeHint.key}`);
+      } else if (e.key !== undefined) remember(s.causes, `${e.type}\u0000${e.key}`, stamped.id);
       if (e.type !== 'attention.answered') return [stamped];
       // A mapped answer was applied by the vendor itself (its own UI): the emitter owns resolution
       // (AEP-0002 §7.1 rules 2 and 4), so the request is resolved at once, naming it the same way.
@@ -191,6 +213,11 @@ export class VendorEmitter implements VendorChannel {
       forgotten += 1;
     }
     return forgotten;
+  }
+
+  /** How many correlation keys are held for `session` (0 when its state is not held). */
+  causeKeys(session: string): number {
+    return this.sessions.get(session)?.causes.size ?? 0;
   }
 
   /** How many sessions are held in memory. */

@@ -16,9 +16,18 @@ export interface OpenDbOptions {
    * and checkpoints from a worker thread instead (wal-checkpointer.ts).
    */
   readonly autoCheckpoint?: boolean;
+  /** The connection's page cache in KiB (default `DEFAULT_CACHE_KIB`). */
+  readonly cacheKiB?: number;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Page cache per connection: 8 MiB holds the hot B-tree pages of the event tables (appends touch
+ * the right edge; replays read a page at a time). better-sqlite3 is built with 16 MB per connection,
+ * memory a long-running daemon keeps whether or not it helps.
+ */
+export const DEFAULT_CACHE_KIB = 8 * 1024;
 
 /**
  * Opens (creating if absent) the database at `file`, sets WAL, synchronous=NORMAL,
@@ -44,6 +53,8 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // A negative cache_size is in KiB, so the bound does not depend on the page size.
+    db.pragma(`cache_size = -${Math.max(64, Math.trunc(options.cacheKiB ?? DEFAULT_CACHE_KIB))}`);
     if (options.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
     ownerOnly(file);
     migrate(db, file, steps);

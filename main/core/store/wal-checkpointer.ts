@@ -5,9 +5,21 @@
  * checkpoint off (`openDb(file, { autoCheckpoint: false })`) and this worker thread, with its own
  * connection, runs PASSIVE checkpoints instead: they never block the writer, and WAL mode lets
  * both connections work at once. Closing the daemon's connection last checkpoints what is left.
+ *
+ * A PASSIVE checkpoint never lets the WAL start over while writes keep coming: it copies the frames
+ * that were there when it began, the writer appends more meanwhile, so the WAL is never fully copied
+ * when the next write begins and the file only grows. So when the `-wal` file is larger than
+ * `maxWalBytes` after a PASSIVE run, the worker copies the tail appended meanwhile (more PASSIVE
+ * runs), pauses, and hands over to the writer's own connection (`writer`), which runs a RESTART
+ * checkpoint between two group commits: it copies the few frames left, and the next commit writes
+ * from the start of the file again, so the `-wal` file stays near `maxWalBytes`. (RESTART rather
+ * than TRUNCATE: emptying the file stalls the loop several times longer, and it grows back at once.
+ * Either one from the worker would hold the write lock while the daemon's deferred write
+ * transactions upgrade from a read, and those fail with SQLITE_BUSY at once instead of waiting.)
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { Database } from 'better-sqlite3';
 
 /** A running checkpointer. */
 export interface WalCheckpointer {
@@ -24,6 +36,13 @@ export interface WalCheckpointer {
 /** Options of `startWalCheckpointer`. */
 export interface WalCheckpointerOptions {
   readonly intervalMs?: number;
+  /** A WAL holding more than this is checkpointed with RESTART, so it starts over (default 64 MiB). */
+  readonly maxWalBytes?: number;
+  /**
+   * The writing connection (the daemon's): it runs the RESTART checkpoint that bounds the WAL. Without
+   * it only PASSIVE checkpoints run, and a WAL over `maxWalBytes` is reported through `onError`.
+   */
+  readonly writer?: Database;
   readonly onError?: (message: string) => void;
   /** Restarts of a worker that died before the checkpointer gives up on it (default 3). */
   readonly maxRestarts?: number;
@@ -33,6 +52,9 @@ export interface WalCheckpointerOptions {
    */
   readonly onFallback?: () => void;
 }
+
+/** The WAL size past which it is restarted (RESTART) instead of only copied (PASSIVE). */
+export const DEFAULT_MAX_WAL_BYTES = 64 * 1024 * 1024;
 
 // The worker is CommonJS source evaluated in its own thread: it needs no file of its own, so it
 // works the same from the sources, the esbuild CLI bundle and the Electron main bundle.
@@ -44,16 +66,33 @@ try {
   const Database = require(workerData.modulePath);
   db = new Database(workerData.file, { fileMustExist: true });
   db.pragma('busy_timeout = 1000');
+  // A checkpoint copies frames without the page cache: keep this connection's small.
+  db.pragma('cache_size = -256');
 } catch (e) {
   // SQLite's error class does not survive the thread boundary: send its message instead.
   report('cannot open ' + workerData.file + ': ' + ((e && e.message) || e));
   parentPort.close();
 }
 if (db) {
+  let paused = false;
+  const pageSize = db.pragma('page_size', { simple: true });
   const timer = setInterval(() => {
-    try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (e) { report(e); }
+    if (paused) return;
+    try {
+      let [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+      // The bytes the WAL holds now (its header, then a header and a page per frame).
+      const size = 32 + log * (pageSize + 24);
+      if (size <= workerData.maxWalBytes) return;
+      // Too large. Copy what was appended during the run again, so the writer's own checkpoint only
+      // has a short tail left; then none here until it has run ('resume').
+      for (let i = 0; i < 8 && log - checkpointed > workerData.tailFrames; i++)
+        [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+      paused = true;
+      parentPort.postMessage({ oversize: size });
+    } catch (e) { report(e); }
   }, workerData.intervalMs);
   parentPort.on('message', (m) => {
+    if (m === 'resume') paused = false;
     if (m === 'stop') { clearInterval(timer); db.close(); parentPort.close(); }
   });
 }
@@ -72,14 +111,44 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
   let worker: Worker;
   let exited: Promise<void>;
 
+  const maxWalBytes = options.maxWalBytes ?? DEFAULT_MAX_WAL_BYTES;
+  let warned = false;
+  /** Restarts the WAL from the writer's connection between two of its transactions, then lets `w` go on. */
+  const restart = (w: Worker, size: number): void => {
+    if (stopping || w !== worker) return;
+    const writer = options.writer;
+    if (writer?.open && writer.inTransaction) {
+      setImmediate(() => restart(w, size));
+      return;
+    }
+    if (writer?.open) {
+      try {
+        checkpointRestart(writer);
+      } catch (e) {
+        options.onError?.(`WAL restart checkpoint failed: ${String((e as Error)?.message ?? e)}`);
+      }
+    } else if (!warned) {
+      warned = true;
+      options.onError?.(`WAL is ${size} bytes, over ${maxWalBytes}, and no writer connection can restart it`);
+    }
+    w.postMessage('resume');
+  };
+
   const spawn = (): void => {
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, modulePath, intervalMs: options.intervalMs ?? 500 },
+      workerData: {
+        file,
+        modulePath,
+        intervalMs: options.intervalMs ?? 500,
+        maxWalBytes,
+        tailFrames: TAIL_FRAMES,
+      },
     });
     w.unref();
-    w.on('message', (m: { error?: string }) => {
+    w.on('message', (m: { error?: string; oversize?: number }) => {
       if (m?.error) options.onError?.(m.error);
+      if (typeof m?.oversize === 'number') setImmediate(() => restart(w, m.oversize as number));
     });
     w.on('error', (e: unknown) => options.onError?.(String((e as { message?: unknown } | null)?.message ?? e)));
     exited = new Promise<void>((resolve) =>
@@ -125,4 +194,24 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
         await exited;
       })()),
   };
+}
+
+/** Frames the worker's PASSIVE runs may leave for the writer's checkpoint to copy. */
+const TAIL_FRAMES = 64;
+
+/** How long the writer's RESTART waits for a reader to leave the WAL before trying again later (ms). */
+const RESTART_BUSY_MS = 100;
+
+/**
+ * RESTART checkpoint on the writer's connection with a short busy timeout, so a long reader makes it
+ * give up (SQLite then reports busy and the WAL restarts on a later try) rather than stall the loop.
+ */
+function checkpointRestart(writer: Database): void {
+  const saved = writer.pragma('busy_timeout', { simple: true }) as number;
+  writer.pragma(`busy_timeout = ${RESTART_BUSY_MS}`);
+  try {
+    writer.pragma('wal_checkpoint(RESTART)');
+  } finally {
+    writer.pragma(`busy_timeout = ${saved}`);
+  }
 }

@@ -58,12 +58,13 @@ export function disposeCli(): void {
 }
 
 /** Starts `serve`; `port` 0 picks a free one; pass `dataDir` to restart on existing data. */
-export async function startServe(options: { dataDir?: string; port?: number } = {}): Promise<ServeProcess> {
+export async function startServe(options: { dataDir?: string; port?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
   const entry = await bundleCli();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'aep-console-'));
   const child: ChildProcess = spawn(process.execPath, [entry, 'serve', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--console-dir', CONSOLE_DIR], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,18 +1,32 @@
-/** The command-hook shim as the vendors run it: a child process, payload on stdin, reply on stdout. */
+/**
+ * The command-hook shim as the vendors run it: a child process of bin/aep-companion.mjs over a
+ * private bundle (scripts/build-cli.mjs), payload on stdin, reply on stdout.
+ */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VENDORS } from '../../../common/vendors';
+import { VENDOR_ADAPTERS } from '../../../main/core/hooks/vendors';
+import { buildCli } from '../../../scripts/build-cli.mjs';
 import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');
 
-function shim(args: string[], stdin: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** The repository's layout in a temp directory: bin/aep-companion.mjs next to a fresh out/cli. */
+const built = mkdtempSync(join(tmpdir(), 'aep-hook-cli-'));
+const bin = join(built, 'bin', 'aep-companion.mjs');
+
+type Run = { code: number | null; stdout: string; stderr: string };
+const shim = (args: string[], stdin: string, env: Record<string, string>): Promise<Run> => spawnCli([bin, 'hook', ...args], stdin, env);
+
+function spawnCli(argv: string[], stdin: string, env: Record<string, string>): Promise<Run> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'run-cli.ts'), 'hook', ...args], {
+    const child = spawn(process.execPath, argv, {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     });
@@ -30,16 +44,20 @@ let silent: Server;
 let silentUrl: string;
 
 beforeAll(async () => {
+  await buildCli({ outdir: join(built, 'out', 'cli') });
+  mkdirSync(join(built, 'bin'));
+  copyFileSync(join(root, 'bin', 'aep-companion.mjs'), bin);
   d = await startHooksDaemon({ clock: new TestClock() });
   silent = createServer(() => undefined);
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
   silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-});
+}, 60_000);
 afterAll(async () => {
   silent.closeAllConnections();
   silent.close();
   await d.close();
   removeDataDir(d.dataDir);
+  rmSync(built, { recursive: true, force: true });
 });
 
 describe('aep-companion hook', () => {
@@ -135,5 +153,36 @@ describe('aep-companion hook', () => {
     const files = [...seen].map((f) => f.slice(root.length + 1));
     expect(files.some((f) => f.startsWith('main/core/'))).toBe(false);
     expect(files).toContain('main/cli/locate-daemon.ts');
+  });
+
+  it("carries every vendor's held moments and empty reply from its adapter, and imports only node:*", async () => {
+    const hookJs = join(built, 'out', 'cli', 'hook.js');
+    const mod = (await import(pathToFileURL(hookJs).href)) as typeof import('../../../main/cli/commands/hook');
+    expect(VENDORS).toContain('cline');
+    expect(mod.HOOK_TABLES).toEqual({
+      held: Object.fromEntries(VENDORS.map((v) => [v, [...VENDOR_ADAPTERS[v].heldMoments]])),
+      empty: Object.fromEntries(VENDORS.map((v) => [v, VENDOR_ADAPTERS[v].emptyCommandOutput])),
+    });
+    for (const v of VENDORS) {
+      expect(mod.emptyReplyFor(v)).toBe(VENDOR_ADAPTERS[v].emptyCommandOutput);
+      for (const moment of VENDOR_ADAPTERS[v].heldMoments)
+        expect(mod.isHeldMoment(Buffer.from(JSON.stringify({ hook_event_name: moment })), v)).toBe(true);
+      expect(mod.isHeldMoment(Buffer.from(JSON.stringify({ hook_event_name: 'Stop' })), v)).toBe(false);
+    }
+    const specs = [...readFileSync(hookJs, 'utf8').matchAll(/^\s*import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    expect(specs.length).toBeGreaterThan(0);
+    expect(specs.every((s) => s.startsWith('node:'))).toBe(true);
+  });
+
+  it('fails open for cline with {} when no daemon listens', async () => {
+    const res = await shim(['cline'], JSON.stringify({ hookName: 'TaskStart' }), { AEP_COMPANION_URL: 'http://127.0.0.1:9', AEP_HOOK_TOKEN: 't' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res.stderr).toMatch(/ECONNREFUSED; replying \{\}/);
+  });
+
+  it('run from the sources without its built-in tables, says so and fails open', async () => {
+    const res = await spawnCli(['--import', 'tsx', join(here, 'run-cli.ts'), 'hook', 'claude-code'], '{}', { AEP_COMPANION_URL: 'http://127.0.0.1:9' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(res.stderr).toMatch(/no vendor tables/);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { ControlCapability } from '../../../common/aep/frames';
 import type { EmitterLink } from '../../../main/core/relay/emitter-link';
-import { sessionSource, VendorEmitter } from '../../../main/core/hooks/vendor-emitter';
+import { MAX_CAUSE_KEYS, sessionSource, VendorEmitter } from '../../../main/core/hooks/vendor-emitter';
 
 /** A link that records claims and emitted batches. */
 class FakeLink implements EmitterLink {
@@ -175,5 +175,40 @@ describe('VendorEmitter memory bounds', () => {
     expect(emitter.forgetIdle(500)).toBe(1);
     expect(emitter.tracked).toBe(1);
     expect(link.released).toEqual(['old']);
+  });
+
+  it('lets go of a tool call\'s key once the call ends, so a long session holds O(1) keys', () => {
+    const { emitter } = make();
+    const meta = { capture: 'metadata' as const, data: {} };
+    const [run] = emitter.stampMapped('s1', [{ type: 'run.started', run: 'r1', key: 'r1', ...meta }]);
+    const ends = ['tool.completed', 'tool.failed', 'tool.denied'];
+    for (let i = 0; i < 3_000; i++) {
+      const [requested] = emitter.stampMapped('s1', [{ type: 'tool.requested', key: `c${i}`, ...meta }]);
+      const [ended] = emitter.stampMapped('s1', [
+        { type: ends[i % 3], key: `c${i}`, causeHint: { type: 'tool.requested', key: `c${i}` }, ...meta },
+      ]);
+      expect(ended.cause).toBe(requested.id);
+    }
+    // Only the open run's key is held; the subagent pair closes the same way.
+    expect(emitter.causeKeys('s1')).toBe(1);
+    emitter.stampMapped('s1', [{ type: 'delegation.subagent.started', key: 'a1', ...meta }]);
+    const [stopped] = emitter.stampMapped('s1', [
+      { type: 'delegation.subagent.stopped', key: 'a1', causeHint: { type: 'delegation.subagent.started', key: 'a1' }, ...meta },
+    ]);
+    expect(stopped.cause).toBeDefined();
+    const [finished] = emitter.stampMapped('s1', [
+      { type: 'run.finished', run: 'r1', key: 'r1', causeHint: { type: 'run.started', key: 'r1' }, ...meta },
+    ]);
+    expect(finished.cause).toBe(run.id);
+    expect(emitter.causeKeys('s1')).toBe(0);
+  });
+
+  it('bounds the keys of calls that never end (lost hooks) per session', () => {
+    const { emitter } = make();
+    for (let i = 0; i < MAX_CAUSE_KEYS + 500; i++) {
+      emitter.stampMapped('s1', [{ type: 'tool.requested', key: `c${i}`, capture: 'metadata', data: {} }]);
+    }
+    expect(emitter.causeKeys('s1')).toBe(MAX_CAUSE_KEYS);
+    expect(MAX_CAUSE_KEYS).toBeLessThanOrEqual(256);
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { latestVersion, openDb } from '../../../main/core/store/open-db';
+import { DEFAULT_CACHE_KIB, latestVersion, openDb } from '../../../main/core/store/open-db';
 import { migrations } from '../../../main/core/store/migrations/index';
 import { StoreError } from '../../../main/core/store/store-error';
 import type { Migration } from '../../../main/core/store/migrations/migration';
@@ -39,6 +39,16 @@ describe('openDb', () => {
       expect.arrayContaining(['events', 'event_sessions', 'settings', 'audit']),
     );
     db.close();
+  });
+
+  it('bounds the page cache per connection below the 16 MB better-sqlite3 is built with', () => {
+    const db = openDb(tmp.file());
+    expect(db.pragma('cache_size', { simple: true })).toBe(-DEFAULT_CACHE_KIB);
+    expect(DEFAULT_CACHE_KIB).toBeLessThan(16_000);
+    db.close();
+    const small = openDb(tmp.file(), { cacheKiB: 512 });
+    expect(small.pragma('cache_size', { simple: true })).toBe(-512);
+    small.close();
   });
 
   it('lists migrations in ascending version order ending at the latest version', () => {

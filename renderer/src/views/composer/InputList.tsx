@@ -18,8 +18,8 @@ export function InputList({ session }: { session: string }) {
       {items.map((item) => (
         <li key={item.id} className="instruction" data-testid="input-item" data-phase={item.phase} data-command={item.id}>
           <div className="instruction-head">
-            <span data-testid="input-chip">
-              <Badge tone={item.tone} dot>
+            <span className="instruction-chip" data-testid="input-chip">
+              <Badge tone={item.tone} dot title={item.label}>
                 {item.label}
               </Badge>
             </span>

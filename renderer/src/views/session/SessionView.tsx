@@ -14,6 +14,7 @@ import { PhaseBadge } from '../sessions/PhaseBadge';
 import { SteerabilityBadge } from '../sessions/SteerabilityBadge';
 import { InputList } from '../composer/InputList';
 import { LaunchedComposer } from '../composer/LaunchedComposer';
+import { ClineComposer, ClineSteerBadge } from '../composer/ClineComposer';
 import { PendingList } from '../composer/PendingList';
 import { LaunchBadge } from '../launch/LaunchBadge';
 import { LaunchedSteerBadge } from '../launch/LaunchedSteerBadge';
@@ -97,6 +98,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
 
   const s = summaryRow?.summary;
   const launched = store.launched.get(id);
+  const cline = !launched && s?.vendor === 'cline';
   const exhausted = store.exhausted.get(id);
   return (
     <div
@@ -134,7 +136,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
         <div className="session-badges">
           {summaryRow ? <PhaseBadge phase={summaryRow.phase} /> : null}
           <LaunchBadge launched={!!launched} />
-          {launched ? <LaunchedSteerBadge info={launched} /> : summaryRow ? <SteerabilityBadge steerability={summaryRow.steerability} /> : null}
+          {launched ? <LaunchedSteerBadge info={launched} /> : cline ? <ClineSteerBadge session={id} /> : summaryRow ? <SteerabilityBadge steerability={summaryRow.steerability} /> : null}
         </div>
       </div>
       {exhausted ? (
@@ -181,6 +183,14 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
             <>
               <LaunchedComposer info={launched} />
               <PendingList session={id} />
+              <section aria-label="Messages" className="stack">
+                <h2 className="section-title">Messages</h2>
+                <InputList session={id} />
+              </section>
+            </>
+          ) : cline ? (
+            <>
+              <ClineComposer session={id} />
               <section aria-label="Messages" className="stack">
                 <h2 className="section-title">Messages</h2>
                 <InputList session={id} />
