@@ -107,20 +107,26 @@ export async function runHeadless(
 ): Promise<number> {
   // A failure no guard caught ends the process loudly instead of leaving a daemon in an unknown state.
   const removeLastResort = installLastResort(process, { write: io.err });
+  // The signal handlers go in before the daemon starts: a SIGTERM that arrives right after the
+  // ready lines (or during start) must drain, not kill the process with the default action.
+  let signalled = false;
+  let onStopped: (() => void) | null = null;
+  const onSignal = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    signalled = true;
+    onStopped?.();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const daemon = await startHeadless(options, io);
   if (daemon === null) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     removeLastResort();
     return 1;
   }
-  await new Promise<void>((resolveSignal) => {
-    const onSignal = (): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolveSignal();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  if (!signalled) await new Promise<void>((resolveSignal) => (onStopped = resolveSignal));
   await stopHeadless(daemon);
   removeLastResort();
   return 0;

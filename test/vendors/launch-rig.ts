@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../core/agents/agents-harness';
 import { makeTempHome, removeTempDir, STUB_MODEL } from '../support/run-vendor';
@@ -28,6 +28,22 @@ export interface LaunchRig {
   close(): Promise<void>;
 }
 
+/**
+ * What the product's on-demand bridge fetch (npm, run with the agent's environment) needs to reach
+ * the registry although HOME is a temp folder: the caller's npm config file (registry, cafile) and
+ * TLS trust variables. No credentials of a model account are among them.
+ */
+function npmAccess(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const userconfig = process.env.npm_config_userconfig ?? join(homedir(), '.npmrc');
+  if (existsSync(userconfig)) out.npm_config_userconfig = userconfig;
+  for (const key of ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'npm_config_cafile', 'npm_config_registry', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY']) {
+    const value = process.env[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
 /** The environment the launched agent inherits (no credentials of the caller leak in). */
 function agentEnv(vendor: LaunchVendor, home: string, stubUrl: string, binDir: string): Record<string, string> {
   const env: Record<string, string> = {
@@ -39,6 +55,7 @@ function agentEnv(vendor: LaunchVendor, home: string, stubUrl: string, binDir: s
     NO_COLOR: '1',
     TMPDIR: tmpdir(),
     SHELL: '/bin/bash',
+    ...npmAccess(),
   };
   if (vendor === 'claude-code') {
     Object.assign(env, {
