@@ -11,36 +11,66 @@ const nodePatterns = {
 };
 
 /**
- * The layering of main/core (docs/ARCHITECTURE.md, Layout): for each folder, the core folders it
- * may not import. A rule per folder repeats the Electron ban, because a later `no-restricted-imports`
+ * The layering of main/core (docs/ARCHITECTURE.md, Layout): for each folder, the core paths it may
+ * not import. `agents/` is one module with a shared layer (`vendors`: the vendor tables, `steering`:
+ * the steering engine, permission loop, kill switch, acks and durable log) and two transports that
+ * never import each other (`observed`: hook-fed; `launched`: ACP and the Codex app-server); only
+ * the module's own root files (its features) compose them and the /api handlers.
+ * A rule per folder and depth repeats the Electron ban, because a later `no-restricted-imports`
  * replaces an earlier one for the same files.
  */
-const coreFolders = ['aep', 'store', 'relay', 'server', 'hooks', 'steering', 'api', 'installer', 'agents'];
+const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features'];
+const above = (...allowed) => top.filter((f) => !allowed.includes(f));
 const coreLayers = {
-  aep: [...coreFolders.filter((f) => f !== 'aep'), 'daemon', 'daemon-context', 'features'],
-  store: ['relay', 'server', 'hooks', 'steering', 'api', 'installer', 'agents', 'daemon', 'daemon-context', 'features'],
-  relay: ['hooks', 'steering', 'api', 'installer', 'agents', 'daemon', 'daemon-context', 'features'],
-  server: ['hooks', 'steering', 'api', 'installer', 'agents', 'daemon', 'daemon-context', 'features'],
-  installer: ['relay', 'hooks', 'steering', 'agents'],
+  aep: above('aep'),
+  store: above('aep', 'store'),
+  relay: above('aep', 'store', 'relay', 'server'),
+  server: above('aep', 'store', 'relay', 'server'),
+  installer: ['relay', 'server', 'api', 'agents/observed', 'agents/steering', 'agents/launched', 'daemon', 'daemon-context', 'features'],
+  'agents/vendors': [...above('aep', 'agents'), 'agents/steering', 'agents/observed', 'agents/launched'],
+  'agents/steering': [...above('aep', 'store', 'relay', 'agents'), 'agents/observed', 'agents/launched'],
+  'agents/observed': [...above('aep', 'store', 'relay', 'server', 'agents'), 'agents/launched'],
+  'agents/launched': [...above('aep', 'store', 'relay', 'agents', 'installer'), 'agents/observed'],
 };
-const layerRule = (folder, banned) => ({
-  files: [`main/core/${folder}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        paths: [noElectron],
-        patterns: [
-          { group: ['electron/*'], message: noElectron.message },
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The specifiers (as regex alternatives) by which a file in `dir` (core-relative) reaches core path `banned`. */
+function reaches(dir, banned) {
+  const parts = dir.split('/');
+  const out = [];
+  for (let up = 0; up <= parts.length; up += 1) {
+    const base = parts.slice(0, parts.length - up);
+    const target = banned.split('/');
+    if (base.some((p, i) => target[i] !== p) || target.length <= base.length) continue;
+    const rest = target.slice(base.length).join('/');
+    out.push(`${up === 0 ? '\\./' : `(\\.\\./){${up}}`}${escape(rest)}`);
+  }
+  return out;
+}
+const MAX_DEPTH = 4;
+const layerRules = Object.entries(coreLayers).flatMap(([folder, banned]) =>
+  Array.from({ length: MAX_DEPTH }, (_, depth) => {
+    const dir = [folder, ...Array.from({ length: depth }, (_, i) => `d${i}`)].join('/');
+    const alternatives = banned.flatMap((b) => reaches(dir, b));
+    return {
+      files: [`main/core/${folder}/${'*/'.repeat(depth)}*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
           {
-            regex: `^(\\.\\./)+(${banned.join('|')})(/|$)`,
-            message: `main/core/${folder} may not import ${banned.join(', ')} (layering: docs/ARCHITECTURE.md, Layout).`,
+            paths: [noElectron],
+            patterns: [
+              { group: ['electron/*'], message: noElectron.message },
+              {
+                regex: `^(${alternatives.join('|')})(/|\\.ts$|$)`,
+                message: `main/core/${folder} may not import ${banned.join(', ')} (layering: docs/ARCHITECTURE.md, Layout).`,
+              },
+            ],
           },
         ],
       },
-    ],
-  },
-});
+    };
+  }),
+);
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', '.vendor-cache/**', '.cache/**', 'test-results/**'] },
@@ -57,13 +87,7 @@ export default tseslint.config(
     files: ['main/core/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [{ group: ['electron/*'], message: noElectron.message }] }] },
   },
-  ...Object.entries(coreLayers).map(([folder, banned]) => layerRule(folder, banned)),
-  {
-    // Known layering exceptions (installer → hooks vendor table), open
-    // with their owners: only the Electron ban applies here until the imports move.
-    files: ['main/core/installer/shim-tables.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [{ group: ['electron/*'], message: noElectron.message }] }] },
-  },
+  ...layerRules,
   {
     files: ['common/**/*.ts'],
     rules: {

@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 // Entry of the `aep-companion` command. Runs the bundled CLI; builds it first when missing
 // (a fresh checkout), so `npm run serve` works straight after `npm install`. `hook` goes straight
-// to the shim's own bundle (hook.js), so a vendor's hook loads nothing else of the command line.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// to the shim's own bundle (hook.js, importing only node:net), and touches nothing else on its way:
+// a vendor runs it for every hook, and it is timed against `node -e 0`.
+const hook = process.argv[2] === 'hook';
+const entry = new URL(hook ? '../out/cli/hook.js' : '../out/cli/index.js', import.meta.url);
 
-const entry = new URL('../out/cli/index.js', import.meta.url);
-const hookEntry = new URL('../out/cli/hook.js', import.meta.url);
-if (!existsSync(fileURLToPath(entry)) || !existsSync(fileURLToPath(hookEntry))) {
-  const { buildCli } = await import(new URL('../scripts/build-cli.mjs', import.meta.url).href);
-  await buildCli();
+/** Builds out/cli when the entry is absent (a fresh checkout), then loads it. */
+async function load() {
+  try {
+    return await import(entry.href);
+  } catch (error) {
+    // Only a missing bundle file is built; a missing package inside one is reported as it is.
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.url ?? '').includes('/out/cli/'))
+      throw error;
+    const { buildCli } = await import(new URL('../scripts/build-cli.mjs', import.meta.url).href);
+    await buildCli();
+    return import(entry.href);
+  }
 }
-if (process.argv[2] === 'hook') {
-  const { run } = await import(hookEntry.href);
-  process.exitCode = await run(process.argv.slice(3));
-} else {
-  const { main } = await import(entry.href);
-  process.exitCode = await main(process.argv.slice(2));
-}
+
+const cli = await load();
+process.exitCode = hook ? await cli.run(process.argv.slice(3)) : await cli.main(process.argv.slice(2));

@@ -52,7 +52,7 @@ export type InputDropReason =
   | 'steering-disabled'
   | 'daemon-restart';
 
-/** The steer primitive an agent negotiated (see main/core/agents/steer/capability.ts). */
+/** The steer primitive an agent negotiated (see main/core/agents/launched/steer/capability.ts). */
 export type SteerMechanism = 'concurrent-prompt' | 'session-steering' | 'turn-steer' | 'none';
 
 /** The session's badge: what a message sent while it generates will do. */
@@ -91,6 +91,8 @@ export interface AgentInputRecord {
   readonly rpcId: string | null;
   readonly mechanism: SteerMechanism | null;
   readonly edits: number;
+  /** When the agent showed it took a steer in (the seen-by-agent receipt), or null. */
+  readonly receivedAt?: string | null;
 }
 
 /** Emitted (cause = the command) once per message when it settles: its outcome (no free text). */
@@ -103,6 +105,23 @@ export interface InputSettledData {
   readonly mechanism?: SteerMechanism;
   readonly reason?: string;
   readonly run?: string;
+}
+
+/**
+ * Emitted (cause = the command) when the agent itself showed that it took a steered message into
+ * the running turn (Codex app-server: the `userMessage` item on the steered turn): "seen by agent".
+ */
+export const inputReceivedType = (agent: string): string => `x.${agent}.input.received`;
+
+/** Payload of `x.{agent}.input.received` (cause = the command id): no free text. */
+export interface InputReceivedData {
+  /** The command id of the message. */
+  readonly input: string;
+  /** The agent's turn that took it in. */
+  readonly turn: string;
+  /** The agent's own id of the item that carries it, when it gave one. */
+  readonly item?: string;
+  readonly mechanism: SteerMechanism;
 }
 
 /** Payload of `x.{agent}.input.queued` (cause = the command id): no free text. */

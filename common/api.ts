@@ -2,6 +2,7 @@
  * The console API contract: one typed map of every /api route. Adding a call means adding it
  * here, then the handler in main/core/api, then the client in renderer/src/api.
  */
+import type { AepEvent } from './aep/envelope';
 import type { AgentCatalogueEntry, AgentId, LaunchedSessionInfo, LaunchRequest, LaunchResult } from './agents';
 import type { AgentInputRecord, MidTurnSteeringState, PendingItem, PendingList } from './agent-inputs';
 import type { AuditPage, AuditQuery, Surface } from './audit';
@@ -158,6 +159,26 @@ export interface SearchPage {
   readonly next: string | null;
 }
 
+/** `GET /api/sessions/history`: one session's held events after a position, in session order. */
+export interface HistoryQuery {
+  readonly session: string;
+  /** Resume after this position (both or neither); absent: from the start of retained history. */
+  readonly afterEpoch?: number;
+  readonly afterSeq?: number;
+  /** Events per page (default and largest: 10,000); a page may run a little over to finish a position. */
+  readonly limit?: number;
+}
+
+export interface HistoryPage {
+  readonly session: string;
+  /** Stored events as admitted (what the capture level kept), in (epoch, seq) order. */
+  readonly events: readonly AepEvent[];
+  /** Pass as `afterEpoch`/`afterSeq` for the following page; null when this page reached the end. */
+  readonly next: { readonly epoch: number; readonly seq: number } | null;
+  /** Set when the asked position predates retained history: the earliest position still held. */
+  readonly exhausted?: { readonly epoch: number; readonly seq: number };
+}
+
 /** Route → request body (or query) and response body. */
 export interface ApiContract {
   'GET /api/status': { req: void; res: StatusInfo };
@@ -172,6 +193,8 @@ export interface ApiContract {
   'GET /api/sessions/page': { req: SessionsQuery; res: SessionsPage };
   /** Full-text search over stored events (what the capture level kept). */
   'GET /api/search': { req: SearchQuery; res: SearchPage };
+  /** A session's stored history in large pages (what the WS replay sends, in one response). */
+  'GET /api/sessions/history': { req: HistoryQuery; res: HistoryPage };
   'GET /api/instructions': { req: { session?: string }; res: readonly InstructionRecord[] };
   'GET /api/audit': { req: AuditQuery; res: AuditPage };
   /** The matching audit rows as a file: JSON Lines or CSV (newest first). */

@@ -9,6 +9,7 @@ import type { Database } from 'better-sqlite3';
 import type { VendorId } from '../../common/vendors';
 import { ApiRouter } from './api/index';
 import { auditApi } from './api/audit-api';
+import { historyApi } from './api/history-api';
 import { settingsApi } from './api/settings-api';
 import { statusApi } from './api/status-api';
 import { startSearch } from './api/search-api';
@@ -292,6 +293,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     disposers.push(search.close, api.register(search.handlers));
     disposers.push(api.register(settingsApi(context)));
     disposers.push(api.register(auditApi(context)));
+    disposers.push(api.register(historyApi(context)));
     disposers.push(api.register(tokensApi(context, tokens)));
     if (options.consoleDir !== undefined)
       disposers.push(routes.register(staticConsoleRoute(options.consoleDir, () => port)));

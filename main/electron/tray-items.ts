@@ -3,6 +3,7 @@
  * and tooltip for that state, and the menu items. Pure, so every branch is unit-tested in Node;
  * tray.ts only maps items to Menu.buildFromTemplate and actions to handlers.
  */
+import { attentionBadge, waitingRequests, type AttentionBadge } from '../../common/attention-badge';
 import type { SessionSummary } from '../../common/sessions';
 
 /** Which status icon the tray shows. */
@@ -73,12 +74,17 @@ export function trayIconName(state: TrayState): TrayIconName {
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
+/** The dock badge and tray title for a state: the requests waiting, none while the daemon is unread. */
+export function trayBadge(state: TrayState): AttentionBadge {
+  return attentionBadge(state.available ? waitingRequests(state.attention) : 0);
+}
+
 /** The tooltip: what the icon means, in words. */
 export function trayTooltip(state: TrayState): string {
   if (!state.available) return 'AEP Companion';
   const parts = [`AEP Companion: ${plural(state.liveSessions, 'live session', 'live sessions')}`];
-  const waiting = state.attention.reduce((n, s) => n + s.pendingAttention, 0);
-  if (waiting > 0) parts.push(`${plural(waiting, 'request', 'requests')} waiting`);
+  const badge = trayBadge(state);
+  if (badge.sentence !== null) parts.push(badge.sentence);
   parts.push(state.steeringEnabled ? 'steering on' : 'steering off');
   return parts.join(', ');
 }

@@ -2,8 +2,8 @@
  * The tray icon: maps the pure tray model (tray-items.ts) to Electron's Tray and Menu. The Tray
  * lives in a module-level variable because a Tray that is garbage-collected disappears.
  */
-import { Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
-import { trayIconName, trayItems, trayTooltip, type TrayAction, type TrayIconName, type TrayItem, type TrayState } from './tray-items';
+import { app, Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
+import { trayBadge, trayIconName, trayItems, trayTooltip, type TrayAction, type TrayIconName, type TrayItem, type TrayState } from './tray-items';
 
 let tray: Tray | null = null;
 let shownIcon: TrayIconName | null = null;
@@ -43,7 +43,7 @@ export function showTray(state: TrayState, trayDeps: TrayDeps): void {
   updateTray(state);
 }
 
-/** Re-renders the icon, tooltip and menu for a new state. */
+/** Re-renders the icon, tooltip, badge and menu for a new state. */
 export function updateTray(state: TrayState): void {
   if (tray === null || deps === null) return;
   const icon = trayIconName(state);
@@ -52,11 +52,17 @@ export function updateTray(state: TrayState): void {
     shownIcon = icon;
   }
   tray.setToolTip(trayTooltip(state));
+  // Waiting requests also show outside the window: beside the menu-bar icon (macOS) and as the
+  // dock / launcher badge (macOS, Unity-style Linux launchers; elsewhere Electron ignores it).
+  const badge = trayBadge(state);
+  if (process.platform === 'darwin') tray.setTitle(badge.text);
+  app.setBadgeCount(badge.count);
   tray.setContextMenu(Menu.buildFromTemplate(template(trayItems(state), deps.onAction)));
 }
 
 /** Removes the tray (at quit). */
 export function destroyTray(): void {
+  app.setBadgeCount(0);
   tray?.destroy();
   tray = null;
   shownIcon = null;

@@ -22,7 +22,8 @@ applyTheme(cachedTheme());
 async function boot(): Promise<void> {
   const connection = await resolveConnection();
   let token = connection.token;
-  const api = createApiClient(connection.baseUrl, () => token);
+  // A rotation through the client adopts the new token before held requests go (adoptToken below).
+  const api = createApiClient(connection.baseUrl, () => token, { adoptOperatorToken: (next) => services.adoptToken(next) });
   const store: ConsoleStore = new ConsoleStore({
     baseUrl: connection.baseUrl,
     api,
@@ -36,6 +37,7 @@ async function boot(): Promise<void> {
     connection,
     token: () => token,
     adoptToken: (next) => {
+      if (next === token) return;
       token = next;
       if (connection.mode === 'browser') storeToken(next);
       store.socket.drop('reconnecting with the new operator token');

@@ -274,10 +274,27 @@ describe('acting on time', () => {
     await card.waitFor();
     const countdown = card.getByTestId('attention-countdown');
     await countdown.waitFor();
-    // The deadline is the request's time plus the hold now in force (45 s, not the default 50 s).
+    // The deadline is the request's own expires_at: the hold in force when it was asked (45 s,
+    // not the default 50 s). A hold changed afterwards does not move it, even after a reload.
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=attention-countdown]')?.getAttribute('data-seconds')) <= 45);
+    const expiresAt = await page.evaluate(() => {
+      const store = (window as unknown as { aepConsole: { fleet: Map<string, { events: { type: string; data?: Record<string, unknown> }[] }> } }).aepConsole;
+      const requests = [...store.fleet.values()].flatMap((log) => log.events).filter((e) => e.type === 'attention.requested');
+      return String(requests[requests.length - 1]?.data?.expires_at);
+    });
+    expect(Number.isFinite(Date.parse(expiresAt))).toBe(true);
+    await api('PATCH', '/api/settings', { 'permissions.holdMs': 600_000 });
+    await page.reload();
+    await countdown.waitFor();
+    const shown = await page.evaluate((at) => {
+      const seconds = Number(document.querySelector('[data-testid=attention-countdown]')?.getAttribute('data-seconds'));
+      return { seconds, expected: Math.ceil((Date.parse(at) - Date.now()) / 1000) };
+    }, expiresAt);
+    expect(Math.abs(shown.seconds - shown.expected)).toBeLessThanOrEqual(2);
+    await api('PATCH', '/api/settings', { 'permissions.holdMs': 45_000 });
     const first = Number(await countdown.getAttribute('data-seconds'));
     expect(first).toBeGreaterThan(30);
+    expect(first).toBeLessThanOrEqual(45);
     await page.waitForFunction((s) => Number(document.querySelector('[data-testid=attention-countdown]')?.getAttribute('data-seconds')) < s, first);
     expect(await countdown.innerText()).toMatch(/^hook gives up in \d+ s$/);
     await page.waitForFunction(() => document.title.startsWith('(1) A request is waiting'));

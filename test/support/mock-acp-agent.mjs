@@ -19,7 +19,8 @@
 // chunk before the early settlement; --model-log=FILE appends what the "model" was sent.
 // Every turn waits --turn-delay ms (default 0) before settling; session/cancel settles a running
 // turn as `cancelled`. stdin EOF exits 0 (unless --ignore-eof: a stubborn agent that outlives its
-// client). --record appends every received line to FILE.
+// client). --record appends every received line to FILE. --tool-delay=MS keeps the turn's tool call
+// open (requested, not settled) that long.
 import { appendFileSync } from 'node:fs';
 import { createSteer } from './mock-steer.mjs';
 
@@ -32,6 +33,7 @@ const args = Object.fromEntries(
 const mode = String(args.mode ?? 'normal');
 const initDelay = Number(args['init-delay'] ?? (mode === 'slow-init' ? 400 : 0));
 const turnDelay = Number(args['turn-delay'] ?? 0);
+const toolDelay = Number(args['tool-delay'] ?? 0);
 const record = args.record ? String(args.record) : null;
 const sessionId = `mock-${process.pid}-${Date.now().toString(36)}`;
 let nextId = 1000;
@@ -63,6 +65,8 @@ const MODES = {
       await sleep(20);
       process.exit(3);
     }
+    // --tool-delay=MS: the tool call stays open (requested, not settled) that long.
+    if (toolDelay > 0) await sleep(toolDelay);
     let failed = false;
     if (mode === 'permission') {
       const answer = await request('session/request_permission', {

@@ -10,7 +10,8 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../core/agents/agents-harness';
+import { afterEach, expect } from 'vitest';
+import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../core/agents/launched/agents-harness';
 import { makeTempHome, removeTempDir, STUB_MODEL } from '../support/run-vendor';
 import { ensureVendorCli, type CliVendor } from '../support/vendor-clis';
 
@@ -123,4 +124,50 @@ export async function openLaunchRig(vendor: LaunchVendor, stub: StubServer, clau
       await removeTempDir(home);
     },
   };
+}
+
+/** The events that end a run. */
+export const TERMINAL = ['run.finished', 'run.failed', 'run.cancelled'];
+
+/** The rigs opened by `openSteerRig` (with their stubs) that are still open. */
+const steerRigs: { rig: LaunchRig; stub: StubServer }[] = [];
+
+/**
+ * A rig with mid-turn steering on (`features.midTurnSteering`), the start of every steer test. The
+ * rig, then its stub, are closed after the test by `closeSteerRigsAfterEach` (a failed open closes the stub).
+ */
+export async function openSteerRig(vendor: LaunchVendor, stub: StubServer, claudeSettings: Record<string, unknown> = {}): Promise<LaunchRig> {
+  let rig: LaunchRig;
+  try {
+    rig = await openLaunchRig(vendor, stub, claudeSettings);
+  } catch (error) {
+    await stub.close();
+    throw error;
+  }
+  steerRigs.push({ rig, stub });
+  rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
+  return rig;
+}
+
+/** Registers, for the calling test file, the closing of every steer rig and its stub after each test. */
+export function closeSteerRigsAfterEach(): void {
+  afterEach(async () => {
+    for (const { rig, stub } of steerRigs.splice(0)) {
+      await rig.close();
+      await stub.close();
+    }
+  });
+}
+
+/** Launches `agent` in the rig's working directory with a first prompt (the launch must succeed); returns the session id. */
+export async function launchWithPrompt(rig: LaunchRig, agent: LaunchVendor, prompt: string): Promise<string> {
+  const res = await rig.d.api<Record<string, unknown>>('POST', '/api/launch', { agent, cwd: rig.cwd, prompt });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return String(res.json.session);
+}
+
+/** The `steer` block of a launched session as GET /api/launched lists it. */
+export async function launchedSteer(rig: LaunchRig, session: string): Promise<unknown> {
+  const launched = await rig.d.api<Record<string, unknown>[]>('GET', '/api/launched');
+  return launched.json.find((s) => s.session === session)?.steer;
 }

@@ -5,26 +5,26 @@
  * once and the run finishes once. A steer with no tool boundary left is deferred: the agent answers
  * the running prompt itself, then runs the steer as its own turn; both answers, no error.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   anthropicToolResults,
   isAnthropicAgentRequest,
   startAnthropicStub,
 } from '../support/model-stubs/anthropic-stub';
 import type { StubServer } from '../support/model-stubs/stub-server';
-import { openLaunchRig, type LaunchRig } from './launch-rig';
+import {
+  closeSteerRigsAfterEach,
+  launchedSteer,
+  launchWithPrompt,
+  openSteerRig,
+  TERMINAL,
+  type LaunchRig,
+} from './launch-rig';
 
 type Json = Record<string, unknown>;
 let rig: LaunchRig | null = null;
 let stub: StubServer | null = null;
-afterEach(async () => {
-  await rig?.close();
-  await stub?.close();
-  rig = null;
-  stub = null;
-});
-
-const TERMINAL = ['run.finished', 'run.failed', 'run.cancelled'];
+closeSteerRigsAfterEach();
 
 describe('Claude Code: mid-turn steering through the bridge', () => {
   it('steer during a tool call → Steered, the text right after the tool result, usage once, one run.finished', async () => {
@@ -32,17 +32,9 @@ describe('Claude Code: mid-turn steering through the bridge', () => {
       { shell: 'sleep 4; echo steer-probe' },
       { text: 'All done.' },
     ]);
-    rig = await openLaunchRig('claude-code', stub, { permissions: { allow: ['Bash'] } });
-    rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
-    const res = await rig.d.api<Json>('POST', '/api/launch', {
-      agent: 'claude-code',
-      cwd: rig.cwd,
-      prompt: 'Run the probe.',
-    });
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const session = String(res.json.session);
-    const launched = await rig.d.api<Json[]>('GET', '/api/launched');
-    expect(launched.json.find((s) => s.session === session)?.steer).toMatchObject({
+    rig = await openSteerRig('claude-code', stub, { permissions: { allow: ['Bash'] } });
+    const session = await launchWithPrompt(rig, 'claude-code', 'Run the probe.');
+    expect(await launchedSteer(rig, session)).toMatchObject({
       supports_steering: true,
       mechanism: 'concurrent-prompt',
     });
@@ -95,16 +87,9 @@ describe('Claude Code: mid-turn steering through the bridge', () => {
 
   it('steer with no tool boundary → Deferred: two runs, both answers in submission order, no error', async () => {
     stub = await startAnthropicStub([{ text: 'Plain answer.' }]);
-    rig = await openLaunchRig('claude-code', stub, { permissions: { allow: ['Bash'] } });
-    rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
+    rig = await openSteerRig('claude-code', stub, { permissions: { allow: ['Bash'] } });
     const held = stub.hold((q) => isAnthropicAgentRequest(q) && anthropicToolResults(q) === 0);
-    const res = await rig.d.api<Json>('POST', '/api/launch', {
-      agent: 'claude-code',
-      cwd: rig.cwd,
-      prompt: 'Say something.',
-    });
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const session = String(res.json.session);
+    const session = await launchWithPrompt(rig, 'claude-code', 'Say something.');
     await held.reached;
     const id = rig.c.command(
       'x.claude-code.control.send_input',

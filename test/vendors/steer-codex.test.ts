@@ -1,27 +1,22 @@
 /**
  * Codex `codex app-server`: mid-turn steering with the native `turn/steer` (expectedTurnId = the
- * running turn): the same turn id back is Steered, the steer text reaches the model in that turn,
- * and the turn finishes once.
+ * running turn): the same turn id back is Steered, the app-server's userMessage item for it is the
+ * seen-by-agent receipt (`x.codex.input.received`, `receivedAt` in SQLite), the steer text
+ * reaches the model in that turn, and the turn finishes once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   isResponsesAgentRequest,
   responsesToolResults,
   startResponsesStub,
 } from '../support/model-stubs/openai-responses-stub';
 import type { StubServer } from '../support/model-stubs/stub-server';
-import { openLaunchRig, type LaunchRig } from './launch-rig';
+import { closeSteerRigsAfterEach, openSteerRig, TERMINAL, type LaunchRig } from './launch-rig';
 
 type Json = Record<string, unknown>;
 let rig: LaunchRig | null = null;
 let stub: StubServer | null = null;
-afterEach(async () => {
-  await rig?.close();
-  await stub?.close();
-  rig = null;
-  stub = null;
-});
-const TERMINAL = ['run.finished', 'run.failed', 'run.cancelled'];
+closeSteerRigsAfterEach();
 
 describe('Codex: turn/steer', () => {
   it('a steer while the tool runs → Steered (turn-steer), the text in the same turn, one run.finished', async () => {
@@ -29,8 +24,7 @@ describe('Codex: turn/steer', () => {
       { shell: 'sleep 4; echo codex-steer' },
       { text: 'All done.' },
     ]);
-    rig = await openLaunchRig('codex', stub);
-    rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
+    rig = await openSteerRig('codex', stub);
     const res = await rig.d.api<Json>('POST', '/api/launch', {
       agent: 'codex',
       cwd: rig.cwd,
@@ -62,6 +56,15 @@ describe('Codex: turn/steer', () => {
     expect(settled, rig.c.types(session).join(',')).toMatchObject({
       data: { outcome: 'steered', mechanism: 'turn-steer' },
     });
+    // The seen-by-agent receipt: the app-server's userMessage item for the steer, on the same turn.
+    const received = await rig.c.waitEvent(
+      (e) => e.cause === id && e.type === 'x.codex.input.received',
+      'received',
+      150_000,
+    );
+    expect(received).toMatchObject({ session, data: { input: id, mechanism: 'turn-steer' } });
+    expect(typeof (received.data as Json).turn).toBe('string');
+    expect(typeof (received.data as Json).item).toBe('string');
     const end = await rig.c.waitEvent(
       (e) => e.session === session && TERMINAL.includes(String(e.type)),
       'run end',
@@ -74,5 +77,8 @@ describe('Codex: turn/steer', () => {
     expect(afterTool.some((q) => JSON.stringify(q.body).includes('CODEX-STEER-MARKER'))).toBe(true);
     await new Promise((r) => setTimeout(r, 500));
     expect(rig.c.of(session).filter((e) => TERMINAL.includes(String(e.type)))).toHaveLength(1);
+    expect(rig.c.of(session).filter((e) => e.type === 'x.codex.input.received')).toHaveLength(1);
+    const rows = await rig.d.api<Json[]>('GET', `/api/inputs?session=${encodeURIComponent(session)}`);
+    expect(typeof rows.json.find((r) => r.commandId === id)?.receivedAt).toBe('string');
   });
 });

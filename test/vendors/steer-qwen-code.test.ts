@@ -3,35 +3,28 @@
  * mid-turn steering on, a `now` message is queued (and says why), never sent concurrently, and
  * runs as the next turn.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startChatStub } from '../support/model-stubs/openai-chat-stub';
 import type { StubServer } from '../support/model-stubs/stub-server';
-import { openLaunchRig, type LaunchRig } from './launch-rig';
+import {
+  closeSteerRigsAfterEach,
+  launchedSteer,
+  launchWithPrompt,
+  openSteerRig,
+  TERMINAL,
+  type LaunchRig,
+} from './launch-rig';
 
-type Json = Record<string, unknown>;
 let rig: LaunchRig | null = null;
 let stub: StubServer | null = null;
-afterEach(async () => {
-  await rig?.close();
-  await stub?.close();
-  rig = null;
-  stub = null;
-});
+closeSteerRigsAfterEach();
 
 describe('Qwen Code: queue only, never concurrent', () => {
   it('a now-delivery while generating queues with the reason and runs after the first turn finished', async () => {
     stub = await startChatStub([{ shell: 'sleep 2; echo qwen-steer' }, { text: 'All done.' }]);
-    rig = await openLaunchRig('qwen-code', stub);
-    rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
-    const res = await rig.d.api<Json>('POST', '/api/launch', {
-      agent: 'qwen-code',
-      cwd: rig.cwd,
-      prompt: 'Run the probe.',
-    });
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const session = String(res.json.session);
-    const launched = await rig.d.api<Json[]>('GET', '/api/launched');
-    expect(launched.json.find((s) => s.session === session)?.steer).toMatchObject({
+    rig = await openSteerRig('qwen-code', stub);
+    const session = await launchWithPrompt(rig, 'qwen-code', 'Run the probe.');
+    expect(await launchedSteer(rig, session)).toMatchObject({
       supports_steering: false,
       badge: 'queue only',
     });
@@ -57,7 +50,7 @@ describe('Qwen Code: queue only, never concurrent', () => {
     const first = await rig.c.waitEvent(
       (e) =>
         e.run === started.run &&
-        ['run.finished', 'run.failed', 'run.cancelled'].includes(String(e.type)),
+        TERMINAL.includes(String(e.type)),
       'first run end',
       150_000,
     );

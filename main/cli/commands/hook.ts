@@ -6,8 +6,8 @@
  * nothing of the daemon: it is timed against `node -e 0`. Its per-vendor tables (held moments, empty
  * reply) are built in from the vendor adapters (../hook-tables.ts), as the installed launcher's are.
  */
-import { request, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { isVendorId } from '../../../common/vendors';
+import { exchange } from '../hook-exchange';
 import { HOOK_TABLES, type HookTables } from '../hook-tables';
 import { daemonUrl, hookToken, parseArgs, resolveDataDir } from '../locate-daemon';
 
@@ -62,17 +62,33 @@ function readStdin(): Promise<Buffer> {
   });
 }
 
-type Requester = (
-  url: URL,
-  options: RequestOptions,
-  callback: (res: IncomingMessage) => void,
-) => ClientRequest;
+/** What the shim prints for a reply of `status` with body `text`, and the problem if any. */
+function interpret(
+  status: number,
+  body: string,
+  empty: string,
+): { out: string; problem: string | null } {
+  const text = body.trim();
+  if (status < 200 || status >= 300)
+    return { out: empty, problem: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}` };
+  if (text === '') return { out: empty, problem: null };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return { out: empty, problem: 'reply is not a JSON object' };
+    if (Object.keys(parsed).length === 0) return { out: empty, problem: null };
+  } catch {
+    return { out: empty, problem: 'reply is not JSON' };
+  }
+  return { out: text, problem: null };
+}
 
 /**
  * Posts the payload; resolves with the text to print (never rejects). `empty` is printed on failure
  * and in place of a reply that is an empty object (the daemon's "nothing to say"). The connection
  * opens at once, while `body` (stdin) is still being read; the deadline, which may depend on the
- * payload, runs from when it is sent.
+ * payload, runs from when it is sent. A plain `http:` daemon is reached over a bare socket
+ * (../hook-exchange.ts); TLS and `node:https` are loaded only for an `https:` daemon URL.
  */
 export async function postHook(
   url: URL,
@@ -81,47 +97,67 @@ export async function postHook(
   timeoutMs: number | ((payload: Buffer) => number),
   empty = EMPTY_REPLY,
 ): Promise<{ out: string; problem: string | null }> {
-  // TLS is loaded only for an https daemon URL: the plain loopback case stays as light as it can.
-  const send: Requester =
-    url.protocol === 'https:' ? (await import('node:https')).request : request;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const payload = Promise.resolve(body);
+  const deadline = (sent: Buffer): number =>
+    typeof timeoutMs === 'function' ? timeoutMs(sent) : timeoutMs;
+  if (url.protocol === 'https:') return postTls(url, headers, payload, deadline, empty);
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const abandon = exchange(
+      url,
+      headers,
+      payload,
+      () =>
+        void payload.then((sent) => {
+          const ms = deadline(sent);
+          timer = setTimeout(() => {
+            abandon();
+            resolve({ out: empty, problem: `no reply within ${ms} ms` });
+          }, ms);
+        }),
+      (reply) => {
+        clearTimeout(timer);
+        if (reply === 'abandoned') return;
+        resolve(typeof reply === 'string' ? { out: empty, problem: reply } : interpret(reply.status, reply.body, empty));
+      },
+    );
+  });
+}
+
+/** The same post to an `https:` daemon, through node:https. */
+async function postTls(
+  url: URL,
+  headers: Record<string, string>,
+  body: Promise<Buffer>,
+  deadline: (payload: Buffer) => number,
+  empty: string,
+): Promise<{ out: string; problem: string | null }> {
+  const { request } = await import('node:https');
   return new Promise((resolve) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const finish = (out: string, problem: string | null): void => {
+    const finish = (result: { out: string; problem: string | null }): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       req.destroy();
-      resolve({ out, problem });
+      resolve(result);
     };
-    const headers: Record<string, string | number> = { 'content-type': 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    const req = send(url, { method: 'POST', headers }, (res) => {
+    const req = request(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('error', (e) => finish(empty, e.message));
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        const text = Buffer.concat(parts).toString('utf8').trim();
-        if (status < 200 || status >= 300)
-          return finish(empty, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`);
-        if (text === '') return finish(empty, null);
-        try {
-          const parsed: unknown = JSON.parse(text);
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-            return finish(empty, 'reply is not a JSON object');
-          if (Object.keys(parsed).length === 0) return finish(empty, null);
-        } catch {
-          return finish(empty, 'reply is not JSON');
-        }
-        finish(text, null);
-      });
+      res.on('error', (e) => finish({ out: empty, problem: e.message }));
+      res.on('end', () =>
+        finish(interpret(res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), empty)),
+      );
     });
-    req.on('error', (e: NodeJS.ErrnoException) => finish(empty, e.code ?? e.message));
-    void Promise.resolve(body).then((payload) => {
+    req.on('error', (e: NodeJS.ErrnoException) => finish({ out: empty, problem: e.code ?? e.message }));
+    void body.then((payload) => {
       if (settled) return;
-      const ms = typeof timeoutMs === 'function' ? timeoutMs(payload) : timeoutMs;
-      timer = setTimeout(() => finish(empty, `no reply within ${ms} ms`), ms);
+      const ms = deadline(payload);
+      timer = setTimeout(() => finish({ out: empty, problem: `no reply within ${ms} ms` }), ms);
       req.setHeader('content-length', payload.length);
       req.end(payload);
     });

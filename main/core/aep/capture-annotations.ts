@@ -31,7 +31,8 @@ let extensions: readonly (readonly [RegExp, CaptureNode])[] | undefined;
 /**
  * The field levels of this project's own extension types, which have no registered schema: the
  * steering verb `x.{vendor}.control.instruct` carries `{ text }` at `redacted` (the steering design
- * record), and its outcomes `x.{vendor}.instruction.delivered` / `.dropped` carry no free text.
+ * record), and its outcomes `x.{vendor}.instruction.delivered` / `.dropped` carry no free text;
+ * nor does a steer's seen-by-agent receipt `x.{agent}.input.received` (ids only).
  */
 function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
   return (extensions ??= [
@@ -39,6 +40,10 @@ function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
     [
       /^x\.[a-z0-9_-]+\.instruction\.(delivered|dropped)$/,
       flatAnnotations({ queued_ms: 'metadata', moment: 'metadata', reason: 'metadata' }),
+    ],
+    [
+      /^x\.[a-z0-9_-]+\.input\.received$/,
+      flatAnnotations({ input: 'metadata', turn: 'metadata', item: 'metadata', mechanism: 'metadata' }),
     ],
   ]);
 }

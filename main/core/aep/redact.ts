@@ -19,20 +19,27 @@ export const SECRET_MARK = '[REDACTED:secret]';
 export const PII_MARK = '[REDACTED:pii]';
 
 /** Rule (a): bare credential shapes. Order matters only for readability; each replaces whole matches. */
-const SECRET_SHAPES: readonly RegExp[] = [
+const SECRET_SHAPES: readonly (readonly [RegExp, readonly string[]])[] = [
+  // Each shape with the literals one of which every match contains: a text holding none of them is
+  // not searched (most tool inputs and results hold no credential shape at all).
   // PEM blocks (any label), and a BEGIN without its END up to the end of the text.
-  /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}/g,
-  /\bxox[abposre]-[A-Za-z0-9-]{10,}/g,
-  /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/g,
-  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g,
-  /\bAIza[0-9A-Za-z_-]{30,}/g,
-  /\bnpm_[A-Za-z0-9]{30,}/g,
+  [/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g, ['-----BEGIN ']],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, ['AKIA', 'ASIA']],
+  [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, ['eyJ']],
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, ['gh']],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, ['github_pat_']],
+  [/\bglpat-[A-Za-z0-9_-]{20,}/g, ['glpat-']],
+  [/\bxox[abposre]-[A-Za-z0-9-]{10,}/g, ['xox']],
+  [/\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}/g, ['sk-']],
+  [/\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g, ['k_live_', 'k_test_']],
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, ['AIza']],
+  [/\bnpm_[A-Za-z0-9]{30,}/g, ['npm_']],
 ];
+
+const holdsAny = (text: string, literals: readonly string[]): boolean => literals.some((l) => text.includes(l));
+/** Home directories (rule c) start with one of these. */
+const HOME_HINTS = ['/home', '/Users', '\\Users'];
+const DIGIT = /\d/;
 
 /** Bearer tokens; the token must look like one (8+ chars with a digit or token punctuation) so prose survives. */
 const BEARER = /\b(bearer\s+)(?=[A-Za-z0-9._~+/-]*[0-9._~+/-])[A-Za-z0-9._~+/-]{8,}=*/gi;
@@ -54,28 +61,30 @@ const PHONE =
 /** Redacts free text through the §9.4 pipeline (a → b → c → d). */
 export function redact(text: string, options: RedactOptions = {}): string {
   let out = text;
-  for (const shape of SECRET_SHAPES) out = out.replace(shape, SECRET_MARK);
-  out = out.replace(BEARER, (_m, scheme: string) => scheme + SECRET_MARK);
-  out = out.replace(ASSIGNMENT, (_m, name: string, sep: string, dq?: string, sq?: string) =>
-    dq !== undefined
-      ? `${name}${sep}"${SECRET_MARK}"`
-      : sq !== undefined
-        ? `${name}${sep}'${SECRET_MARK}'`
-        : `${name}${sep}${SECRET_MARK}`,
-  );
-  for (const value of [...(options.secretValues ?? [])]
-    .filter((v) => v.length > 0)
-    .sort((a, b) => b.length - a.length)) {
-    out = out.split(value).join(SECRET_MARK);
+  for (const [shape, literals] of SECRET_SHAPES) if (holdsAny(out, literals)) out = out.replace(shape, SECRET_MARK);
+  if (/bearer/i.test(out)) out = out.replace(BEARER, (_m, scheme: string) => scheme + SECRET_MARK);
+  if (out.includes('=') || out.includes(':'))
+    out = out.replace(ASSIGNMENT, (_m, name: string, sep: string, dq?: string, sq?: string) =>
+      dq !== undefined
+        ? `${name}${sep}"${SECRET_MARK}"`
+        : sq !== undefined
+          ? `${name}${sep}'${SECRET_MARK}'`
+          : `${name}${sep}${SECRET_MARK}`,
+    );
+  const secrets = options.secretValues ?? [];
+  if (secrets.length > 0) {
+    for (const value of secrets.filter((v) => v.length > 0).sort((a, b) => b.length - a.length)) {
+      if (out.includes(value)) out = out.split(value).join(SECRET_MARK);
+    }
   }
   if (options.home !== undefined && options.home.length > 1) {
     const home = options.home.replace(/[/\\]+$/, '');
-    out = out.replace(new RegExp(`${escapeRegExp(home)}(?=$|[/\\\\\\s"'\`:;,])`, 'g'), '~');
+    if (out.includes(home)) out = out.replace(new RegExp(`${escapeRegExp(home)}(?=$|[/\\\\\\s"'\`:;,])`, 'g'), '~');
   }
-  out = out.replace(HOME_DIRS, '~');
+  if (holdsAny(out, HOME_HINTS)) out = out.replace(HOME_DIRS, '~');
   if (options.pii !== false) {
-    out = out.replace(EMAIL, PII_MARK);
-    out = out.replace(PHONE, (m) => (m.replace(/\D/g, '').length >= 7 ? PII_MARK : m));
+    if (out.includes('@')) out = out.replace(EMAIL, PII_MARK);
+    if (DIGIT.test(out)) out = out.replace(PHONE, (m) => (m.replace(/\D/g, '').length >= 7 ? PII_MARK : m));
   }
   return out;
 }

@@ -12,6 +12,9 @@ export function createUlid(
   let lastTime = -1;
   // The 80 random bits as 16 base32 digits (5 bits each), so a same-millisecond increment is digit arithmetic.
   const digits = new Uint8Array(16);
+  // What stays the same between ids: the time part of the current millisecond (ids are stamped
+  // by the thousand per second, most within a millisecond of the previous one).
+  let timePart = '';
   return () => {
     const t = Math.max(Math.floor(now()), lastTime);
     if (!(t >= 0 && t <= MAX_TIME)) throw new Error(`ulid: time ${t} is outside the 48-bit range`);
@@ -21,16 +24,23 @@ export function createUlid(
       const bytes = random(10);
       for (let i = 0; i < 16; i++) digits[i] = readBits(bytes, i * 5);
       lastTime = t;
+      timePart = encodeTime(t);
     }
-    let out = '';
-    let time = t;
-    for (let i = 0; i < 10; i++) {
-      out = ALPHABET[time % 32] + out;
-      time = Math.floor(time / 32);
-    }
+    let out = timePart;
     for (let i = 0; i < 16; i++) out += ALPHABET[digits[i]];
     return out;
   };
+}
+
+/** The 48-bit time as 10 base32 digits, most significant first. */
+function encodeTime(t: number): string {
+  let out = '';
+  let time = t;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[time % 32] + out;
+    time = Math.floor(time / 32);
+  }
+  return out;
 }
 
 /** Adds one to the random part; overflow (2^80 ids in one millisecond) is a bug, never a repeated id. */

@@ -1,7 +1,7 @@
 /** GET /api/agents (the catalogue with installed status) and POST /api/agents/fetch (a bridge, now). */
 import { isAgentId, type AgentId } from '../../../common/agents';
 import { err, ok, type Result } from '../../../common/result';
-import type { AgentsHost } from '../agents/agents-host';
+import type { AgentsHost } from '../agents/launched/agents-host';
 import { apiError, type ApiHandlers } from './index';
 
 /** Reads `{ agent }` naming a catalogue agent. */

@@ -4,7 +4,7 @@
  */
 import { isAgentId, type LaunchRequest } from '../../../common/agents';
 import { err, ok, type Result } from '../../../common/result';
-import type { AgentsHost, LaunchError } from '../agents/agents-host';
+import type { AgentsHost, LaunchError } from '../agents/launched/agents-host';
 import { apiError, type ApiHandlers, type ApiReply } from './index';
 
 const STATUS: Readonly<Record<LaunchError, number>> = {

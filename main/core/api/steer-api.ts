@@ -6,7 +6,7 @@
 import type { ApiRequest } from '../../../common/api';
 import { SURFACES, type Surface } from '../../../common/audit';
 import { err, ok, type Result } from '../../../common/result';
-import type { PendingError, SteeringService } from '../agents/steer/steering-service';
+import type { PendingError, SteeringService } from '../agents/launched/steer/steering-service';
 import { apiError, type ApiHandlers, type ApiReply } from './index';
 
 const STATUS: Readonly<Record<PendingError, number>> = {

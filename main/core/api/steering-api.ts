@@ -2,7 +2,7 @@
 import type { ApiRequest } from '../../../common/api';
 import { SURFACES, type Surface } from '../../../common/audit';
 import { err, ok, type Result } from '../../../common/result';
-import type { KillSwitch } from '../steering/kill-switch';
+import type { KillSwitch } from '../agents/steering/kill-switch';
 import { apiError, type ApiHandlers } from './index';
 
 /** Validates a PUT /api/steering body. */

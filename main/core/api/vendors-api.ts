@@ -1,5 +1,5 @@
 /** GET /api/vendors: each vendor's steering profile (delivery moments, cap, session end, permission moments). */
-import { vendorProfiles } from '../hooks/vendors/index';
+import { vendorProfiles } from '../agents/vendors/index';
 import type { ApiHandlers } from './index';
 
 /** The vendors route. */

@@ -5,7 +5,7 @@
  * daemon has nothing to say or cannot be reached.
  */
 import { VENDORS, type VendorId } from '../../../common/vendors';
-import { VENDOR_ADAPTERS } from '../hooks/vendors';
+import { VENDOR_ADAPTERS } from '../agents/vendors';
 
 /** Held moments per vendor, from each adapter's `heldMoments`. */
 export function heldMomentsTable(): Record<VendorId, readonly string[]> {

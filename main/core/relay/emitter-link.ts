@@ -7,6 +7,7 @@
 import type { AepEvent } from '../../../common/aep/envelope';
 import { isCommandType } from '../../../common/aep/envelope';
 import type { ControlCapability } from '../../../common/aep/frames';
+import { validateTypedEvent } from '../aep/typed-event';
 import { validateEvent } from '../aep/validate-event';
 import { createLogger } from '../logger';
 import type { Claimant, ClaimRegistry } from './claims';
@@ -22,6 +23,12 @@ export interface EmitterIdentity {
   readonly agent: string;
   readonly instance: string;
   readonly emits?: readonly string[];
+  /**
+   * The emitter is the daemon's own typed code (vendor and launched-agent emitters): only the
+   * values its events took from outside are checked (`validateTypedEvent`), not the schemas. Any
+   * other link has every event validated in full.
+   */
+  readonly typed?: boolean;
 }
 
 /** Error thrown by `EmitterLink.emit` for an event the relay will not take. */
@@ -57,6 +64,7 @@ export class InProcessEmitter implements EmitterLink, Claimant {
   private readonly controls = new Map<string, ControlCapability | undefined>();
   private readonly handlers = new Set<CommandHandler>();
   private closed = false;
+  private readonly validate: (event: AepEvent) => ReturnType<typeof validateEvent>;
 
   constructor(
     identity: EmitterIdentity,
@@ -67,6 +75,7 @@ export class InProcessEmitter implements EmitterLink, Claimant {
     this.agent = identity.agent;
     this.instance = identity.instance;
     this.emits = identity.emits;
+    this.validate = identity.typed === true ? validateTypedEvent : validateEvent;
   }
 
   claim(session: string, control?: ControlCapability): void {
@@ -92,7 +101,7 @@ export class InProcessEmitter implements EmitterLink, Claimant {
     const list: readonly AepEvent[] = Array.isArray(events) ? events : [events as AepEvent];
     const items: IngestItem[] = [];
     for (const event of list) {
-      const valid = validateEvent(event);
+      const valid = this.validate(event);
       if (!valid.ok)
         throw new EmitError(
           'invalid-event',

@@ -18,7 +18,7 @@ import {
 import type { Filter } from '../aep/filter';
 import type { EventStore } from '../store/event-store';
 import { replaySql } from '../store/replay-filter';
-import { FanoutItem, ReplayItem, type EventHead, type Rendered } from './fanout-item';
+import { FanoutItem, ReplayItem, type Rendered } from './fanout-item';
 import { comparePositions, type ReplayFrom } from './positions';
 
 const NOTICE = severityRank('notice');
@@ -72,8 +72,11 @@ export interface SubscriptionSpec {
 
 /** A live subscription. */
 export class Subscription {
-  /** Last delivered positioned event per session (the `closing` frame reports its position). */
-  private readonly lastDelivered = new Map<string, EventHead>();
+  /**
+   * Last delivered position per session (the `closing` frame reports it): the position alone,
+   * updated in place, so a long-lived subscription holds no delivered event.
+   */
+  private readonly lastDelivered = new Map<string, { session: string; epoch: number; seq: number }>();
   /** Events dropped toward this consumer by the backpressure rule. */
   dropped = 0;
   /** Times the replay yielded to the event loop (after each store page and each slice of one). */
@@ -177,11 +180,7 @@ export class Subscription {
 
   /** Last delivered position per session (what a `closing` frame reports). */
   delivered(): Position[] {
-    return [...this.lastDelivered.values()].map((e) => ({
-      session: e.session!,
-      epoch: e.epoch ?? 0,
-      seq: e.seq!,
-    }));
+    return [...this.lastDelivered.values()].map((p) => ({ ...p }));
   }
 
   /** Stops delivery (unsubscribe, connection gone). */
@@ -217,7 +216,14 @@ export class Subscription {
   private send(rendered: Rendered): void {
     this.transport.sendEvent(rendered);
     const e = rendered.head;
-    if (e.session !== undefined && e.seq !== undefined) this.lastDelivered.set(e.session, e);
+    if (e.session === undefined || e.seq === undefined) return;
+    const last = this.lastDelivered.get(e.session);
+    if (last === undefined)
+      this.lastDelivered.set(e.session, { session: e.session, epoch: e.epoch ?? 0, seq: e.seq });
+    else {
+      last.epoch = e.epoch ?? 0;
+      last.seq = e.seq;
+    }
   }
 
   private checkExhausted(session: string, after: { epoch: number; seq: number }): void {

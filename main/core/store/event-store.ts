@@ -4,8 +4,10 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
-import { NO_REPLAY_SQL, type ReplaySql } from './replay-filter';
+import { EventReplay, type StoredEvent, type StorePosition } from './event-replay';
+import type { ReplaySql } from './replay-filter';
 import { StoreError, isStoreError, toStoreError } from './store-error';
+import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
 
 /** One event to admit: the parsed envelope plus its verbatim JSON text (stored and replayed as is). */
 export interface AdmitItem {
@@ -13,28 +15,7 @@ export interface AdmitItem {
   readonly json: string;
 }
 
-/** A replay position within one session. */
-export interface StorePosition {
-  readonly epoch: number;
-  readonly seq: number;
-}
-
-/** One stored event as replay yields it. */
-export interface StoredEvent {
-  readonly json: string;
-  /** The parsed envelope; parsed from `json` on first access (replay mostly forwards the text). */
-  readonly event: AepEvent;
-  /** The event's type, session, own epoch and own seq (routing columns, no parse needed). */
-  readonly type: string;
-  readonly session: string;
-  readonly ownEpoch: number | undefined;
-  readonly ownSeq: number | undefined;
-  /** The event's position; for a seq-less event, the position it was anchored to at insert. */
-  readonly epoch: number;
-  readonly seq: number;
-  /** False for seq-less (foreign-emitter) events, whose position is an anchor, not their own. */
-  readonly sequenced: boolean;
-}
+export type { StoredEvent, StorePosition } from './event-replay';
 
 /** Construction options for `EventStore`. */
 export interface EventStoreOptions {
@@ -57,43 +38,19 @@ interface KeyRow {
   n: number;
 }
 
-/** A replay row in raw mode: ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch. */
-type ReplayRow = [number, number, number, number, number | null, string, string, number | null];
-
-/** A replayed row; the envelope is parsed only if someone reads `event`. */
-class StoredRow implements StoredEvent {
-  private parsed: AepEvent | undefined;
-  readonly ownEpoch: number | undefined;
-  readonly ownSeq: number | undefined;
-  readonly sequenced: boolean;
-
-  constructor(
-    readonly json: string,
-    readonly type: string,
-    readonly session: string,
-    ownEpoch: number | null,
-    ownSeq: number | null,
-    readonly epoch: number,
-    readonly seq: number,
-  ) {
-    this.ownEpoch = ownEpoch ?? undefined;
-    this.ownSeq = ownSeq ?? undefined;
-    this.sequenced = ownSeq !== null;
-  }
-
-  get event(): AepEvent {
-    return (this.parsed ??= JSON.parse(this.json) as AepEvent);
-  }
-}
-
-const DEFAULT_PAGE_SIZE = 1_000;
-
 /** Durable, deduplicating, per-session-ordered event history over the `events` table. */
 export class EventStore {
   private maxPerSession: number;
-  private readonly pageSize: number;
+  private readonly reader: EventReplay;
   private pending: PendingGroup[] = [];
-  private scheduled = false;
+  /** The admits written in the current turn's transaction, and their flags once written. */
+  private inFlight: { groups: PendingGroup[]; results: boolean[][] } | null = null;
+  private readonly turn: TurnCommit;
+  private readonly writer: TurnWriter = {
+    write: () => this.writeTurn(),
+    settle: () => this.settleTurn(),
+    recover: (error) => this.recoverTurn(error),
+  };
 
   private readonly insertStmt: Statement;
   private readonly latestKeyStmt: Statement;
@@ -101,13 +58,6 @@ export class EventStore {
   private readonly boundaryStmt: Statement;
   private readonly trimStmt: Statement;
   private readonly trimmedStmt: Statement;
-  private readonly replayStmt: Statement;
-  private readonly windowEndStmt: Statement;
-  private readonly filteredStmts = new Map<string, Statement>();
-  private readonly earliestStmt: Statement;
-  private readonly trimmedThroughStmt: Statement;
-  private readonly heldStmt: Statement;
-  private readonly countsStmt: Statement;
   private readonly overStmt: Statement;
   private readonly writeBatch: (groups: readonly PendingGroup[]) => boolean[][];
   private readonly trimAll: (max: number) => void;
@@ -117,7 +67,8 @@ export class EventStore {
     options: EventStoreOptions,
   ) {
     this.maxPerSession = checkRetention(options.maxEventsPerSession);
-    this.pageSize = Math.max(1, Math.trunc(options.replayPageSize ?? DEFAULT_PAGE_SIZE));
+    this.reader = new EventReplay(db, options.replayPageSize);
+    this.turn = turnCommitOf(db);
 
     this.insertStmt = db.prepare(
       `INSERT INTO events (source, id, type, session, agent, epoch, seq, severity, time, cause, ord_epoch, ord_seq, ord_tie, json)
@@ -147,32 +98,6 @@ export class EventStore {
          trimmed_seq = CASE WHEN trimmed_epoch IS NULL OR (:epoch, :seq) > (trimmed_epoch, trimmed_seq) THEN :seq ELSE trimmed_seq END
        WHERE session = :session`,
     );
-    // Raw (array) rows: replay is the hot read path and skips building an object per row.
-    this.replayStmt = db
-      .prepare(
-        `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch FROM events
-         WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
-         ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
-      )
-      .raw(true);
-    // The last row of the next scan window of a filtered replay (index only).
-    this.windowEndStmt = db.prepare(
-      `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
-       WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
-       ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1 OFFSET ?`,
-    );
-    this.earliestStmt = db.prepare(
-      `SELECT ord_epoch, ord_seq FROM events WHERE session = ? ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1`,
-    );
-    this.trimmedThroughStmt = db.prepare(
-      `SELECT trimmed_epoch, trimmed_seq FROM event_sessions WHERE session = ?`,
-    );
-    this.heldStmt = db.prepare(
-      `SELECT session FROM event_sessions WHERE held > 0 ORDER BY session`,
-    );
-    this.countsStmt = db.prepare(
-      `SELECT COALESCE(SUM(held), 0) AS events, COUNT(*) AS sessions FROM event_sessions WHERE held > 0`,
-    );
     this.overStmt = db.prepare(`SELECT session, held FROM event_sessions WHERE held > ?`);
 
     this.writeBatch = db.transaction((groups: readonly PendingGroup[]) =>
@@ -185,10 +110,11 @@ export class EventStore {
   }
 
   /**
-   * Admits events durably. Every call made in one event-loop turn shares one transaction; the
-   * promise resolves after COMMIT with one flag per item: true = newly stored, false = duplicate
-   * (source, id), including a repeat earlier in the same batch. Agent-scoped events (agent.*) are
-   * never stored and report true. A failing call rejects alone: the others of its turn still commit.
+   * Admits events durably. Every call made in one event-loop turn shares one transaction (with the
+   * other write-behind repositories of the connection, `turn-commit.ts`); the promise resolves
+   * after COMMIT with one flag per item: true = newly stored, false = duplicate (source, id),
+   * including a repeat earlier in the same batch. Agent-scoped events (agent.*) are never stored
+   * and report true. A failing call rejects alone: the others of its turn still commit.
    */
   admit(items: readonly AdmitItem[]): Promise<boolean[]> {
     const problem = findInvalid(items);
@@ -196,33 +122,58 @@ export class EventStore {
     if (items.length === 0) return Promise.resolve([]);
     return new Promise<boolean[]>((resolve, reject) => {
       this.pending.push({ items, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.turn.schedule(this.writer);
     });
   }
 
   /** Commits everything admitted so far now instead of at the end of the turn (used on shutdown). */
   flush(): void {
-    this.scheduled = false;
-    const groups = this.pending;
-    this.pending = [];
-    if (groups.length === 0) return;
-    let results: boolean[][];
-    try {
-      results = this.writeBatch(groups);
-    } catch (error) {
-      if (groups.length === 1) {
-        groups[0].reject(this.failure(error));
-        return;
-      }
-      // One bad admit must not fail the others of its turn: the batch was rolled back whole, so
-      // each admit is retried in a transaction of its own (the hot path pays nothing for this).
-      for (const group of groups) this.commitAlone(group);
+    this.turn.commit();
+  }
+
+  /** Inside the turn's transaction: this turn's admits, written as one batch (kept for a retry). */
+  private writeTurn(): void {
+    if (this.inFlight === null) {
+      this.inFlight = { groups: this.pending, results: [] };
+      this.pending = [];
+    }
+    this.inFlight.results = this.insertGroups(this.inFlight.groups);
+  }
+
+  /** After the turn's COMMIT: every admit of it hears its flags. */
+  private settleTurn(): void {
+    const flight = this.inFlight;
+    this.inFlight = null;
+    if (flight !== null) flight.groups.forEach((group, i) => group.resolve(flight.results[i]));
+  }
+
+  /**
+   * The batch failed even in a transaction of its own: one bad admit must not fail the others of
+   * its turn, so each is retried in a transaction of its own (the hot path pays nothing for this).
+   */
+  private recoverTurn(error: unknown): void {
+    const groups = this.inFlight?.groups ?? this.takePending();
+    this.inFlight = null;
+    if (groups.length === 1) {
+      groups[0].reject(this.failure(error));
       return;
     }
-    groups.forEach((group, i) => group.resolve(results[i]));
+    for (const group of groups) {
+      let result: boolean[];
+      try {
+        result = this.writeBatch([group])[0];
+      } catch (alone) {
+        group.reject(this.failure(alone));
+        continue;
+      }
+      group.resolve(result);
+    }
+  }
+
+  private takePending(): PendingGroup[] {
+    const groups = this.pending;
+    this.pending = [];
+    return groups;
   }
 
   /**
@@ -240,17 +191,6 @@ export class EventStore {
     } catch (error) {
       throw this.failure(error);
     }
-  }
-
-  private commitAlone(group: PendingGroup): void {
-    let result: boolean[];
-    try {
-      result = this.writeBatch([group])[0];
-    } catch (error) {
-      group.reject(this.failure(error));
-      return;
-    }
-    group.resolve(result);
   }
 
   private failure(error: unknown): unknown {
@@ -271,65 +211,17 @@ export class EventStore {
    * rows are read: each page scans at most a window of one page size of the session's rows, so a
    * filter that matches little still returns (possibly empty) pages at a steady pace.
    */
-  *replayPages(
+  replayPages(
     session: string,
     after: StorePosition | null,
-    sql: ReplaySql = NO_REPLAY_SQL,
+    sql?: ReplaySql,
   ): IterableIterator<StoredEvent[]> {
-    // (epoch, seq, 0, max n) excludes every sequenced row at `after`; (-1, …) starts before any row.
-    let key: [number, number, number, number] =
-      after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
-    const toPage = (rows: ReplayRow[]): StoredEvent[] =>
-      rows.map(
-        ([epoch, seq, , , ownSeq, json, type, ownEpoch]) =>
-          new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq),
-      );
-    if (sql.where === '') {
-      for (;;) {
-        const rows = this.replayStmt.all(session, ...key, this.pageSize) as ReplayRow[];
-        yield toPage(rows);
-        if (rows.length < this.pageSize) return;
-        const [epoch, seq, tie, n] = rows[rows.length - 1];
-        key = [epoch, seq, tie, n];
-      }
-    }
-    const window = this.pageSize;
-    const filtered = this.filteredStmt(sql);
-    for (;;) {
-      const end = this.windowEndStmt.get(session, ...key, window - 1) as KeyRow | undefined;
-      const last: [number, number, number, number] =
-        end === undefined
-          ? [Number.MAX_SAFE_INTEGER, 0, 0, 0]
-          : [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
-      yield toPage(filtered.all(session, ...key, ...last, ...sql.values) as ReplayRow[]);
-      if (end === undefined) return;
-      key = last;
-    }
-  }
-
-  private filteredStmt(sql: ReplaySql): Statement {
-    let stmt = this.filteredStmts.get(sql.shape);
-    if (stmt === undefined) {
-      stmt = this.db
-        .prepare(
-          `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch FROM events
-           WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
-             AND (ord_epoch, ord_seq, ord_tie, n) <= (?, ?, ?, ?) ${sql.where}
-           ORDER BY ord_epoch, ord_seq, ord_tie, n`,
-        )
-        .raw(true);
-      // Bounded: shapes come from subscribers' filters.
-      if (this.filteredStmts.size >= 64) this.filteredStmts.clear();
-      this.filteredStmts.set(sql.shape, stmt);
-    }
-    return stmt;
+    return this.reader.replayPages(session, after, sql);
   }
 
   /** The earliest retained position of the session, or null when it holds nothing. */
   earliest(session: string): StorePosition | null {
-    const row = this.earliestStmt.get(session) as
-      { ord_epoch: number; ord_seq: number } | undefined;
-    return row === undefined ? null : { epoch: row.ord_epoch, seq: row.ord_seq };
+    return this.reader.earliest(session);
   }
 
   /**
@@ -337,22 +229,17 @@ export class EventStore {
    * A resume position below it predates retained history (replay-exhausted); above it, a gap is just a gap.
    */
   trimmedThrough(session: string): StorePosition | null {
-    const row = this.trimmedThroughStmt.get(session) as
-      { trimmed_epoch: number | null; trimmed_seq: number | null } | undefined;
-    return row === undefined || row.trimmed_epoch === null || row.trimmed_seq === null
-      ? null
-      : { epoch: row.trimmed_epoch, seq: row.trimmed_seq };
+    return this.reader.trimmedThrough(session);
   }
 
   /** Every session that currently holds at least one event (for replay-all), sorted. */
   heldSessions(): string[] {
-    return (this.heldStmt.all() as { session: string }[]).map((row) => row.session);
+    return this.reader.heldSessions();
   }
 
   /** How many events are held and in how many sessions. */
   counts(): { events: number; sessions: number } {
-    const row = this.countsStmt.get() as { events: number; sessions: number };
-    return { events: row.events, sessions: row.sessions };
+    return this.reader.counts();
   }
 
   /** The current retention limit (events per session). */

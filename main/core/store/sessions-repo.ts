@@ -5,6 +5,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { SessionState, SessionSummary } from '../../../common/sessions';
 import { isVendorId, type VendorId } from '../../../common/vendors';
+import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
 
 /** What one hook call tells us about its session. */
 export interface SessionTouch {
@@ -98,7 +99,14 @@ export class SessionsRepo {
   /** Recently touched rows (what the database holds once `dirty` is flushed). */
   private readonly cache = new Map<string, SessionRow>();
   private readonly dirty = new Map<string, SessionRow>();
-  private flushScheduled = false;
+  /** The write-behind rides the connection's group commit: the session rows of a turn commit with its events. */
+  private readonly turn: TurnCommit;
+  private inFlight: { rows: SessionRow[]; emitters: EmitterSighting[] } | null = null;
+  private readonly writer: TurnWriter = {
+    write: () => this.writeTurn(),
+    settle: () => this.settleTurn(),
+    recover: () => this.recoverTurn(),
+  };
   /** Emitter sessions sighted since the last flush, coalesced per (source, session). */
   private readonly sighted = new Map<string, EmitterSighting>();
   private readonly emitterStmt: Statement<Record<string, unknown>>;
@@ -111,6 +119,7 @@ export class SessionsRepo {
   private readonly pageStmt: Statement<[number, string, string, number]>;
 
   constructor(private readonly db: Database) {
+    this.turn = turnCommitOf(db);
     this.getStmt = db.prepare('SELECT * FROM sessions WHERE source = ? AND session = ?');
     this.byVendorStmt = db.prepare('SELECT * FROM sessions WHERE vendor = ? AND session = ? ORDER BY last_seen_ms DESC LIMIT 1');
     this.upsertStmt = db.prepare(`
@@ -137,20 +146,7 @@ export class SessionsRepo {
       INSERT OR IGNORE INTO sessions (source, session, agent, vendor, cwd, state, first_seen_ms, last_seen_ms, last_hook,
                                       instruct_opt_in, permissions_opt_in, pending_attention)
       VALUES (@source, @session, @agent, @vendor, @cwd, @state, @first, @last, @hook, @instruct, @permissions, @attention)`);
-    this.writeSeen = db.transaction((rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => {
-      for (const r of rows) {
-        // A row retention removed meanwhile comes back whole: the session is alive again.
-        if (this.seenStmt.run(r.lastSeenMs, r.lastHook ?? '', r.source, r.session).changes === 0)
-          this.reinsertStmt.run({
-            source: r.source, session: r.session, agent: r.agent, vendor: r.vendor, cwd: r.cwd, state: r.state,
-            first: r.firstSeenMs, last: r.lastSeenMs, hook: r.lastHook, instruct: r.instructOptIn ? 1 : 0,
-            permissions: r.permissionsOptIn ? 1 : 0, attention: r.pendingAttention,
-          });
-      }
-      for (const e of emitters) {
-        this.emitterStmt.run({ source: e.source, session: e.session, agent: e.agent, state: e.ended ? 'ended' : 'active', now: e.nowMs });
-      }
-    });
+    this.writeSeen = db.transaction((rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => this.writeRows(rows, emitters));
     this.attentionStmt = db.prepare(
       'UPDATE sessions SET pending_attention = MAX(0, pending_attention + ?) WHERE source = ? AND session = ?',
     );
@@ -234,15 +230,8 @@ export class SessionsRepo {
     try {
       this.writeSeen(rows, emitters);
     } catch (error) {
-      // Nothing is lost: the rows wait for the next flush (newer updates of the same row win).
-      for (const r of rows) {
-        const key = keyOf(r.source, r.session);
-        if (!this.dirty.has(key)) this.dirty.set(key, r);
-      }
-      for (const e of emitters) {
-        const key = keyOf(e.source, e.session);
-        if (!this.sighted.has(key)) this.sighted.set(key, e);
-      }
+      // Nothing is lost: the rows wait for the next flush.
+      this.requeue(rows, emitters);
       throw error;
     }
   }
@@ -325,20 +314,61 @@ export class SessionsRepo {
     }
   }
 
+  /** The write-behind statements (inside a transaction: `writeSeen`, or the turn's). */
+  private writeRows(rows: readonly SessionRow[], emitters: readonly EmitterSighting[]): void {
+    for (const r of rows) {
+      // A row retention removed meanwhile comes back whole: the session is alive again.
+      if (this.seenStmt.run(r.lastSeenMs, r.lastHook ?? '', r.source, r.session).changes === 0)
+        this.reinsertStmt.run({
+          source: r.source, session: r.session, agent: r.agent, vendor: r.vendor, cwd: r.cwd, state: r.state,
+          first: r.firstSeenMs, last: r.lastSeenMs, hook: r.lastHook, instruct: r.instructOptIn ? 1 : 0,
+          permissions: r.permissionsOptIn ? 1 : 0, attention: r.pendingAttention,
+        });
+    }
+    for (const e of emitters) {
+      this.emitterStmt.run({ source: e.source, session: e.session, agent: e.agent, state: e.ended ? 'ended' : 'active', now: e.nowMs });
+    }
+  }
+
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      // The owner flushes before closing; a turn that fires after the close has nothing to write.
-      if (!this.db.open) return;
-      try {
-        this.flush();
-      } catch {
-        // A write-behind turn has no caller to tell: the rows stay queued, and the next read's
-        // flush retries and reports the failure to its caller (never a crash of the daemon).
-      }
-    });
+    this.turn.schedule(this.writer);
+  }
+
+  /** Inside the turn's transaction: the coalesced rows (kept for a retry until settled). */
+  private writeTurn(): void {
+    if (this.inFlight === null) {
+      if (this.dirty.size === 0 && this.sighted.size === 0) return;
+      this.inFlight = { rows: [...this.dirty.values()], emitters: [...this.sighted.values()] };
+      this.dirty.clear();
+      this.sighted.clear();
+    }
+    this.writeRows(this.inFlight.rows, this.inFlight.emitters);
+  }
+
+  private settleTurn(): void {
+    this.inFlight = null;
+  }
+
+  /**
+   * A write-behind turn has no caller to tell: the rows stay queued, and the next read's flush
+   * retries and reports the failure to its caller (never a crash of the daemon).
+   */
+  private recoverTurn(): void {
+    const flight = this.inFlight;
+    this.inFlight = null;
+    if (flight !== null) this.requeue(flight.rows, flight.emitters);
+  }
+
+  /** Puts rows whose write failed back in the queue (newer updates of the same row win). */
+  private requeue(rows: readonly SessionRow[], emitters: readonly EmitterSighting[]): void {
+    for (const r of rows) {
+      const key = keyOf(r.source, r.session);
+      if (!this.dirty.has(key)) this.dirty.set(key, r);
+    }
+    for (const e of emitters) {
+      const key = keyOf(e.source, e.session);
+      if (!this.sighted.has(key)) this.sighted.set(key, e);
+    }
   }
 }
 

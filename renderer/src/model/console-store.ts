@@ -2,8 +2,9 @@
  * The console's one store: what the stream and /api have confirmed, plus the few local facts a
  * sender owns (which commands it sent, which ack windows ran out). The /api side lives in
  * `store-api.ts`, notifications in `store-notifier.ts`, commands in `command-sender.ts`, the
- * roster in `roster.ts`; this file owns the stream subscriptions and the per-session logs, and
- * releases what ended sessions hold so a long-running window stays bounded.
+ * roster in `roster.ts`, the detail view's full histories in `session-details.ts`; this file owns
+ * the stream subscriptions and the per-session fleet logs, and releases what ended sessions hold
+ * so a long-running window stays bounded.
  */
 import type { AepEvent, Position } from '../../../common/aep/envelope';
 import type { ErrorFrame, RosterFrame } from '../../../common/aep/frames';
@@ -22,14 +23,13 @@ import { ToolCounter } from './session-facts';
 import { ApiStore } from './store-api';
 import type { Schedule } from './store-notifier';
 import { LiveStream } from './live-stream';
+import { SessionDetails } from './session-details';
 
 export type { SentCommand } from './command-sender';
 export type { StoreArea } from './store-notifier';
 
 /** Ended sessions whose fleet logs stay in memory (the newest ones); older ones are released. */
 export const KEEP_ENDED_SESSIONS = 50;
-/** Session histories kept in memory for a quick return. */
-const KEEP_DETAIL = 4;
 
 /** Options of the store. */
 export interface ConsoleStoreOptions {
@@ -55,17 +55,11 @@ export class ConsoleStore extends ApiStore {
   connection: SocketStatus;
   /** Fleet events (state, attention, steering) per session. */
   readonly fleet = new Map<string, EventLog>();
-  /** Full histories of sessions opened in the detail view. */
-  readonly detail = new Map<string, EventLog>();
   /** Newest event time seen on the stream per session (any type). */
   readonly activity = new Map<string, string>();
   /** Events indexed by cause and by subject, for settlement and attention lifecycles. */
   readonly byCause = new Map<string, AepEvent[]>();
   readonly bySubject = new Map<string, AepEvent[]>();
-  /** Sessions whose full-history subscription the relay confirmed (its replay is under way). */
-  readonly detailReady = new Set<string>();
-  /** Replay-exhausted notices per session: the history shown starts later than asked. */
-  readonly exhausted = new Map<string, { epoch: number; seq: number }>();
   /** Ended sessions whose logs were released, with the position to resume after. */
   readonly released = new Map<string, LogPosition | null>();
   readonly tools = new ToolCounter();
@@ -78,10 +72,11 @@ export class ConsoleStore extends ApiStore {
   private fleetAskedAll = false;
   private toolsFromAll = true;
   private catchUps = 0;
-  private detailSubs = new Map<string, string>();
+  private readonly details: SessionDetails;
 
   constructor(private readonly options: ConsoleStoreOptions) {
     super(options.api, options.schedule);
+    this.details = new SessionDetails({ api: options.api, socket: () => this.socket, changed: () => this.touch('detail') });
     this.sender = new CommandSender({ instance: this.instance, send: (e) => this.socket.send(e), caused: (id) => this.caused(id), changed: () => this.touch('commands') });
     this.socket = new AepSocket({
       baseUrl: options.baseUrl,
@@ -93,18 +88,8 @@ export class ConsoleStore extends ApiStore {
         status: (s) => this.onStatus(s),
         commandError: (f) => (f.id && this.roster.owns(f.id) ? this.roster.onError(f) : this.sender.onError(f)),
         subscribeError: (id, f) => this.onSubscribeError(id, f),
-        subscribed: (id) => {
-          for (const [session, sub] of this.detailSubs) {
-            if (sub === id) {
-              this.detailReady.add(session);
-              this.touch('detail');
-            }
-          }
-        },
-        replayExhausted: (f) => {
-          this.exhausted.set(f.session, f.earliest);
-          this.touch('detail');
-        },
+        subscribed: (id) => this.details.subscribed(id),
+        replayExhausted: (f) => this.details.replayExhausted(f.session, f.earliest),
         hello: (h) => {
           const window = h.capabilities?.control?.ack_window_ms;
           if (typeof window === 'number' && window > 0) this.sender.ackWindowMs = window;
@@ -128,6 +113,21 @@ export class ConsoleStore extends ApiStore {
     this.roster = new RosterState((id) => this.socket.askRoster(id), () => this.touch('sessions'));
     this.stream = new LiveStream(this.socket, () => this.touch('stream'));
     this.connection = this.socket.current();
+  }
+
+  /** Full histories of sessions opened in the detail view. */
+  get detail(): ReadonlyMap<string, EventLog> {
+    return this.details.logs;
+  }
+
+  /** Sessions whose full-history subscription the relay confirmed (its replay is under way). */
+  get detailReady(): ReadonlySet<string> {
+    return this.details.ready;
+  }
+
+  /** Replay-exhausted notices per session: the history shown starts later than asked. */
+  get exhausted(): ReadonlyMap<string, { epoch: number; seq: number }> {
+    return this.details.exhausted;
   }
 
   /** Commands this window sent. */
@@ -197,8 +197,7 @@ export class ConsoleStore extends ApiStore {
     // Counts and "last hook" live in /api: refresh them soon after activity, not per event.
     this.refreshSoon();
     if (isFleetType(event.type)) this.ingestFleet(session, event);
-    const detail = this.detail.get(session);
-    if (detail && detail.add(event)) this.touch('detail');
+    this.details.admit(session, event);
   }
 
   private ingestFleet(session: string, event: AepEvent): void {
@@ -292,7 +291,7 @@ export class ConsoleStore extends ApiStore {
    */
   releaseEnded(): number {
     const keep = this.options.keepEnded ?? KEEP_ENDED_SESSIONS;
-    const ended = this.sessions.filter((s) => s.state === 'ended' && this.fleet.has(s.session) && !this.detailSubs.has(s.session));
+    const ended = this.sessions.filter((s) => s.state === 'ended' && this.fleet.has(s.session) && !this.details.isOpen(s.session));
     if (ended.length <= keep) return 0;
     const oldestFirst = [...ended].sort((a, b) => (a.lastSeen < b.lastSeen ? -1 : a.lastSeen > b.lastSeen ? 1 : 0));
     const release = oldestFirst.slice(0, ended.length - keep);
@@ -314,8 +313,7 @@ export class ConsoleStore extends ApiStore {
     this.released.set(session, log.last);
     this.fleet.delete(session);
     this.activity.delete(session);
-    this.exhausted.delete(session);
-    this.detail.delete(session);
+    this.details.forget(session);
     this.tools.release(session);
     this.sender.forgetSession(session);
   }
@@ -324,43 +322,12 @@ export class ConsoleStore extends ApiStore {
 
   /** Opens (or resumes) the full-history subscription of one session. */
   openSession(session: string): EventLog {
-    let log = this.detail.get(session);
-    if (!log) {
-      // Not seeded from the fleet log: the replay arrives in order, and appending in order is
-      // what keeps a 10,000-event history cheap to load.
-      log = new EventLog();
-      this.detail.set(session, log);
-    }
-    if (!this.detailSubs.has(session)) {
-      const id = `session-${newId()}`;
-      this.detailSubs.set(session, id);
-      const held = log;
-      this.socket.subscribe(id, {
-        filter: { session },
-        // The whole retained history first (seqs start at 1), then exactly after what we hold.
-        from: () => [{ session, ...(held.last ?? { epoch: 0, seq: 0 }) }],
-      });
-    }
-    this.touch('detail');
-    return log;
+    return this.details.open(session);
   }
 
   /** Stops live updates of a session's full history (the log stays for a quick return). */
   closeSession(session: string): void {
-    const id = this.detailSubs.get(session);
-    if (!id) return;
-    this.detailSubs.delete(session);
-    this.detailReady.delete(session);
-    this.socket.unsubscribe(id);
-    // Keep at most a few histories in memory.
-    if (this.detail.size > KEEP_DETAIL) {
-      for (const key of this.detail.keys()) {
-        if (key !== session && !this.detailSubs.has(key)) {
-          this.detail.delete(key);
-          break;
-        }
-      }
-    }
+    this.details.close(session);
   }
 
   // ---- commands -----------------------------------------------------------------------------

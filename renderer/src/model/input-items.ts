@@ -3,7 +3,8 @@
  * settled: Steered, Queued (covers deferred), Sent as next prompt, Errored — not re-sent, Dropped
  * (reason). Only stream events decide (the ack, `input.queued`, `input.sent`, `input.settled`,
  * `input.dropped`, all cause-linked to the command); this window's own record only says whether
- * the command left it at all.
+ * the command left it at all. A steer the agent showed it took in (`input.received`, Codex's
+ * `userMessage` item) reads "Steered · seen by agent".
  */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { InputOutcome } from '../../../common/agent-inputs';
@@ -12,7 +13,7 @@ import { dataString } from './event-types';
 
 const SEND_INPUT = /^x\.([a-z0-9-]+)\.control\.send_input$/;
 /** The stream's events about one input (cause = the command). */
-export const INPUT_EVENT = /^x\.([a-z0-9-]+)\.input\.(queued|sent|settled|dropped|accepted|rejected|admitted|withdrawn|edited|reordered)$/;
+export const INPUT_EVENT = /^x\.([a-z0-9-]+)\.input\.(queued|sent|settled|dropped|accepted|rejected|admitted|withdrawn|edited|reordered|received)$/;
 
 /** True for the user-plane input verb of a launched session. */
 export const isSendInput = (type: string): boolean => SEND_INPUT.test(type);
@@ -32,6 +33,8 @@ export interface InputItem {
   /** The outcome as the stream named it (null until settled). */
   readonly outcome: InputOutcome | string | null;
   readonly reason: string | null;
+  /** The agent itself showed it took the steer in (`input.received`). */
+  readonly seen?: boolean;
 }
 
 const OUTCOME: Record<string, { phase: InputPhase; label: (reason: string | null) => string; tone: InputItem['tone'] }> = {
@@ -47,19 +50,24 @@ const OUTCOME: Record<string, { phase: InputPhase; label: (reason: string | null
 };
 
 /** Settles one message from the events caused by it, in stream order. */
-export function settleInput(caused: readonly AepEvent[], local: { sent: boolean; refusal?: { code: string; detail?: string } } | null): Pick<InputItem, 'phase' | 'label' | 'tone' | 'outcome' | 'reason'> {
+export function settleInput(caused: readonly AepEvent[], local: { sent: boolean; refusal?: { code: string; detail?: string } } | null): Pick<InputItem, 'phase' | 'label' | 'tone' | 'outcome' | 'reason' | 'seen'> {
   let state: Pick<InputItem, 'phase' | 'label' | 'tone' | 'outcome' | 'reason'> = local && !local.sent
     ? { phase: 'unsent', label: 'Not sent (not connected)', tone: 'bad', outcome: null, reason: null }
     : local?.refusal
       ? { phase: 'refused', label: `Refused by the relay (${local.refusal.code})`, tone: 'bad', outcome: null, reason: local.refusal.detail ?? null }
       : { phase: 'sending', label: 'Sending…', tone: 'neutral', outcome: null, reason: null };
   let settled = false;
+  let seen = false;
   for (const e of caused) {
     const t = e.type;
     if (t === 'control.rejected') {
       const reason = dataString(e, 'reason') ?? null;
       state = { phase: 'rejected', label: `Rejected (${dataString(e, 'detail') ?? reason ?? 'no reason'})`, tone: 'bad', outcome: null, reason };
       settled = true;
+      continue;
+    }
+    if (/^x\.[a-z0-9-]+\.input\.received$/.test(t)) {
+      seen = true;
       continue;
     }
     if (settled) continue;
@@ -80,7 +88,7 @@ export function settleInput(caused: readonly AepEvent[], local: { sent: boolean;
       settled = true;
     }
   }
-  return state;
+  return seen && state.phase === 'steered' ? { ...state, label: 'Steered · seen by agent', seen: true } : state;
 }
 
 /** The session's messages, oldest first: from the stream (any window) and this window's sends. */

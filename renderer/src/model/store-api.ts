@@ -148,7 +148,7 @@ export class ApiStore extends StoreNotifier {
   /** Reloads the settings the views explain. */
   async refreshSettings(): Promise<void> {
     const r = await this.api('GET /api/settings', undefined);
-    if (r.ok) {
+    if (r.ok && r.value) {
       this.settings = { 'capture.ceiling': r.value['capture.ceiling'], 'permissions.holdMs': r.value['permissions.holdMs'] };
       this.touch('status');
     }

@@ -23,6 +23,14 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
+/** The `serve` this module starts, which can also be killed outright. */
+export interface KillableServe extends ServeProcess {
+  /** The daemon's process id. */
+  readonly pid: number;
+  /** Sends `signal` at once (SIGKILL: a crash, no shutdown runs) and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
 let cliEntry: string | null = null;
 
 /** Bundles main/cli once per test run into .cache/console-tests (inside the repo so node_modules resolve). */
@@ -58,7 +66,7 @@ export function disposeCli(): void {
 }
 
 /** Starts `serve`; `port` 0 picks a free one; pass `dataDir` to restart on existing data. */
-export async function startServe(options: { dataDir?: string; port?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
+export async function startServe(options: { dataDir?: string; port?: number; env?: NodeJS.ProcessEnv } = {}): Promise<KillableServe> {
   const entry = await bundleCli();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'aep-console-'));
   const child: ChildProcess = spawn(process.execPath, [entry, 'serve', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--console-dir', CONSOLE_DIR], {
@@ -95,6 +103,13 @@ export async function startServe(options: { dataDir?: string; port?: number; env
     operatorToken,
     hookToken,
     output: () => out,
+    pid: child.pid as number,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+        await exited;
+      }
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

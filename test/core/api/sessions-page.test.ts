@@ -12,7 +12,7 @@ import {
   startHooksDaemon,
   TestClock,
   type HooksDaemon,
-} from '../hooks/hooks-harness';
+} from '../agents/observed/hooks-harness';
 
 describe('GET /api/sessions paging', () => {
   let d: HooksDaemon;

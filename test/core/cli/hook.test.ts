@@ -10,9 +10,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VENDORS } from '../../../common/vendors';
-import { VENDOR_ADAPTERS } from '../../../main/core/hooks/vendors';
+import { VENDOR_ADAPTERS } from '../../../main/core/agents/vendors';
 import { buildCli } from '../../../scripts/build-cli.mjs';
-import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
+import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');

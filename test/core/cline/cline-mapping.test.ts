@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AEP_VERSION } from '../../../common/aep/envelope';
 import { ulid, validateEvent } from '../../../main/core/aep';
-import { VENDOR_ADAPTERS, type MappedEvent } from '../../../main/core/hooks/vendors';
-import { clineFallbackType, userInputText } from '../../../main/core/hooks/vendors/cline';
+import { VENDOR_ADAPTERS, type MappedEvent } from '../../../main/core/agents/vendors';
+import { clineFallbackType, userInputText } from '../../../main/core/agents/vendors/cline';
 import {
   loadMappingFixture,
   mustParse,
@@ -15,7 +15,7 @@ import {
   runSession,
   testContext,
   withoutComments,
-} from '../hooks/vendors/mapping-context';
+} from '../agents/vendors/mapping-context';
 
 const DIR = fileURLToPath(new URL('../../fixtures/cline/hook-payloads/', import.meta.url));
 const adapter = VENDOR_ADAPTERS.cline;

@@ -5,12 +5,12 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseDiscovery, readDiscovery } from '../../../main/core/hooks/cline-hub/discovery';
+import { parseDiscovery, readDiscovery } from '../../../main/core/agents/observed/cline-hub/discovery';
 import {
   HubClient,
   type HubEvent,
   type HubStatus,
-} from '../../../main/core/hooks/cline-hub/hub-client';
+} from '../../../main/core/agents/observed/cline-hub/hub-client';
 import { createLogger } from '../../../main/core/logger';
 import { recordedEvents, startStubHub, type StubHub } from './stub-hub';
 

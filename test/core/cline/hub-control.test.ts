@@ -12,8 +12,8 @@ import { clineHubDiscoveryPath } from '../../../common/cline';
 import { validateStream } from '../../../main/core/aep';
 import { startDaemon, type DaemonHandle } from '../../../main/core/daemon';
 import { sendSessionCommand } from '../../../main/cli/commands/session-command';
-import { createHooksFeature } from '../../../main/core/hooks/hooks-feature';
-import { command, Consumer, postHook } from '../hooks/hooks-harness';
+import { createHooksFeature } from '../../../main/core/agents/observed-feature';
+import { command, Consumer, postHook } from '../agents/observed/hooks-harness';
 import { recordedEvents, startStubHub, type Envelope, type StubHub } from './stub-hub';
 
 const S1 = '1796114557302_k1lk8'; // frames-s1: a plain `cline "prompt"` run (interactive: false)

@@ -178,6 +178,26 @@ describe('Electron composition root', () => {
     expect(fake.windows.filter((w) => !w.isDestroyed())).toHaveLength(1);
   });
 
+  it('shows a held permission request as the dock badge and in the tray, and clears it once it ends', async () => {
+    const hookToken = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
+    const hook = (body: Record<string, unknown>) =>
+      fetch(`${consoleUrl}hooks/claude-code?permissions=1`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hookToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: 'b1', cwd: '/home/u/billing', ...body }),
+      });
+    const tray = fake.trays[0];
+    const held = hook({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'git push' } });
+    await vi.waitFor(() => expect(fake.app.badgeCount).toBe(1), { timeout: 10_000 });
+    expect(tray.tooltip).toMatch(/, 1 request waiting, /);
+    expect(tray.title).toBe(process.platform === 'darwin' ? '1' : '');
+    // The session ends under the request: it is dismissed, the hook freed, the badge cleared.
+    expect((await hook({ hook_event_name: 'SessionEnd', reason: 'exit' })).status).toBe(200);
+    expect((await held).status).toBe(200);
+    await vi.waitFor(() => expect(fake.app.badgeCount).toBe(0), { timeout: 10_000 });
+    expect(tray.tooltip).not.toMatch(/waiting/);
+  });
+
   it('drains the daemon on quit before the process exits', async () => {
     const url = consoleUrl.replace(/\/$/, '');
     fake.app.quit();

@@ -86,6 +86,12 @@ class FakeApp extends EventEmitter {
     paths.set(name, value);
   }
   setAppUserModelId(): void {}
+  /** The dock / launcher badge the shell last set. */
+  badgeCount = 0;
+  setBadgeCount(count: number): boolean {
+    this.badgeCount = count;
+    return true;
+  }
   requestSingleInstanceLock(): boolean {
     calls.push('requestSingleInstanceLock');
     return true;
@@ -210,6 +216,11 @@ export class FakeTray extends EventEmitter {
   }
   setToolTip(text: string): void {
     this.tooltip = text;
+  }
+  /** Text beside the icon (macOS). */
+  title = '';
+  setTitle(text: string): void {
+    this.title = text;
   }
   setContextMenu(menu: { template: MenuTemplateItem[] }): void {
     this.menu = menu.template;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VENDORS } from '../../../common/vendors';
-import { VENDOR_ADAPTERS } from '../../../main/core/hooks/vendors';
+import { VENDOR_ADAPTERS } from '../../../main/core/agents/vendors';
 import { SHIM_SCRIPT_NAME, shimFiles } from '../../../main/core/installer/shim-script';
 
 function tableOf(script: string, name: string): Record<string, unknown> {

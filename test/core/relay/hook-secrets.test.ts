@@ -11,7 +11,7 @@ import {
   startHooksDaemon,
   TestClock,
   type HooksDaemon,
-} from '../hooks/hooks-harness';
+} from '../agents/observed/hooks-harness';
 
 let d: HooksDaemon;
 beforeEach(async () => {

@@ -2,12 +2,19 @@
  * kill -9 of `serve` while a launched session runs: after a restart the session shows ended (or
  * resumable where the agent advertised loadSession) with the reason, and no agent process from the
  * old daemon is left (the mock agents here ignore stdin EOF, so only the restart can end them).
+ * The turn each session had running is ended in the record: `run.failed` (daemon-stopped), caused
+ * by its `run.started`, before `session.ended`, in the new epoch, and the stream stays valid AEP.
+ * A tool call the turn left open is settled before it: `tool.failed` (daemon-stopped), caused by its
+ * `tool.requested`; a tool call that completed is left as it was.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AepEvent } from '../../../common/aep/envelope';
+import { validateStream } from '../../../main/core/aep/stream-checker';
+import { SseClient } from '../relay/harness';
 import { ready, spawnServe, type ServeChild } from './serve-process';
 
 const MOCK = fileURLToPath(new URL('../../support/mock-acp-agent.mjs', import.meta.url));
@@ -37,6 +44,19 @@ const alive = (pid: number): boolean => {
 
 type Json = Record<string, unknown>;
 
+/** Every stored event until `done` holds over them (history, then live). */
+async function streamUntil(url: string, token: string, done: (events: AepEvent[]) => boolean): Promise<AepEvent[]> {
+  const sse = await SseClient.open(url, '/stream?from=all', { Authorization: `Bearer ${token}` });
+  try {
+    await sse.until((c) => done(c.events()));
+    return sse.events();
+  } finally {
+    sse.close();
+  }
+}
+
+const has = (events: readonly AepEvent[], session: unknown, type: string): boolean => events.some((e) => e.session === session && e.type === type);
+
 describe('serve crash with launched sessions', () => {
   it('after kill -9 and a restart: sessions ended / resumable with the reason, no leftover agent process', async () => {
     const root = mkdtempSync(join(tmpdir(), 'aep-launch-crash-'));
@@ -52,7 +72,7 @@ describe('serve crash with launched sessions', () => {
       return { status: res.status, json: (await res.json()) as Json & Json[] };
     };
     const patched = await api('PATCH', '/api/settings', {
-      'agents.qwen-code.command': [process.execPath, MOCK, '--ignore-eof', '--turn-delay=600000'],
+      'agents.qwen-code.command': [process.execPath, MOCK, '--ignore-eof', '--turn-delay=600000', '--tool-delay=600000'],
       'agents.gemini-cli.command': [process.execPath, MOCK, '--ignore-eof', '--turn-delay=600000', '--no-load'],
     });
     expect(patched.status, JSON.stringify(patched.json)).toBe(200);
@@ -64,6 +84,8 @@ describe('serve crash with launched sessions', () => {
     const agentPids = before.map((r) => r.pid as number);
     expect(agentPids.every((p) => typeof p === 'number' && alive(p))).toBe(true);
     pids.push(...agentPids);
+    // Both turns are running in the record when the daemon dies: qwen-code's tool call still open, gemini-cli's completed.
+    await streamUntil(url, token, (events) => has(events, a.json.session, 'tool.requested') && has(events, b.json.session, 'tool.completed'));
 
     first.child.kill('SIGKILL');
     await first.exited;
@@ -84,6 +106,49 @@ describe('serve crash with launched sessions', () => {
     }
     const audit = await fetch(`${url2}/api/audit?action=agent.reconciled`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await audit.json()) as { rows: Json[] }).rows).toHaveLength(2);
+
+    const events = await streamUntil(url2, token, (all) => has(all, a.json.session, 'session.ended') && has(all, b.json.session, 'session.ended'));
+    for (const session of [a.json.session, b.json.session]) {
+      const own = events.filter((e) => e.session === session);
+      const started = own.filter((e) => e.type === 'run.started');
+      expect(started).toHaveLength(1);
+      const terminals = own.filter((e) => ['run.finished', 'run.failed', 'run.cancelled'].includes(e.type));
+      expect(terminals).toHaveLength(1);
+      const failed = terminals[0];
+      expect(failed).toMatchObject({
+        type: 'run.failed',
+        run: started[0].run,
+        cause: started[0].id,
+        severity: 'error',
+        data: { reason: 'daemon-stopped', error: { type: 'daemon-stopped', message: expect.stringMatching(/daemon stopped unexpectedly while the turn ran/) } },
+      });
+      const requested = own.filter((e) => e.type === 'tool.requested');
+      expect(requested).toHaveLength(1);
+      const settled = own.filter((e) => ['tool.completed', 'tool.failed'].includes(e.type));
+      expect(settled).toHaveLength(1);
+      if (session === a.json.session) {
+        // The open tool call fails with the run, just before it, caused by its request.
+        expect(settled[0]).toMatchObject({
+          type: 'tool.failed',
+          subject: requested[0].subject,
+          run: started[0].run,
+          cause: requested[0].id,
+          epoch: failed.epoch,
+          seq: (failed.seq as number) - 1,
+          data: { tool: { name: 'echo mock', call_id: requested[0].subject }, error: { type: 'daemon-stopped', message: expect.stringMatching(/daemon stopped unexpectedly while the turn ran/) } },
+        });
+      } else {
+        expect(settled[0]).toMatchObject({ type: 'tool.completed', epoch: started[0].epoch });
+      }
+      const ended = own.filter((e) => e.type === 'session.ended');
+      expect(ended).toHaveLength(1);
+      // The new daemon's epoch: run.failed first, session.ended right after it.
+      expect(failed.epoch as number).toBeGreaterThan(started[0].epoch as number);
+      expect(ended[0]).toMatchObject({ epoch: failed.epoch, seq: (failed.seq as number) + 1 });
+      expect(own.indexOf(failed)).toBeLessThan(own.indexOf(ended[0]));
+      const verdict = validateStream(own);
+      expect(verdict.ok, verdict.ok ? '' : verdict.error.message).toBe(true);
+    }
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });

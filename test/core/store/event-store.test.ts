@@ -41,17 +41,25 @@ describe('EventStore.admit', () => {
   });
 
   it('shares one transaction among every admit of one event-loop turn, and starts a new one next turn', async () => {
-    // Count invocations of the transaction functions the store builds from the connection.
+    // Count the transactions (BEGINs, not savepoints nested in one) run by the transaction
+    // functions the store builds from the connection.
     let transactions = 0;
     const counting = new Proxy(db, {
       get(target, prop) {
         if (prop === 'transaction') {
           return (fn: (...args: never[]) => unknown) => {
             const tx = target.transaction(fn);
-            return (...args: never[]) => {
-              transactions += 1;
-              return tx(...args);
-            };
+            const count =
+              (run: (...args: never[]) => unknown) =>
+              (...args: never[]) => {
+                if (!target.inTransaction) transactions += 1;
+                return run(...args);
+              };
+            return Object.assign(count(tx), {
+              deferred: count(tx.deferred),
+              immediate: count(tx.immediate),
+              exclusive: count(tx.exclusive),
+            });
           };
         }
         const value: unknown = Reflect.get(target, prop, target);

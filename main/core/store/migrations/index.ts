@@ -8,6 +8,7 @@ import { retentionIndexesMigration } from './0060-retention-indexes';
 import { launchedSessionsMigration } from './0070-launched-sessions';
 import { agentInputsMigration } from './0080-agent-inputs';
 import { eventSearchMigration } from './0090-event-search';
+import { inputReceiptsMigration } from './0100-input-receipts';
 
 export type { Migration } from './migration';
 
@@ -21,4 +22,5 @@ export const migrations: readonly Migration[] = [
   launchedSessionsMigration,
   agentInputsMigration,
   eventSearchMigration,
+  inputReceiptsMigration,
 ];

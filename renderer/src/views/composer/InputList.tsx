@@ -16,7 +16,7 @@ export function InputList({ session }: { session: string }) {
   return (
     <ol className="instructions" aria-label="Messages">
       {items.map((item) => (
-        <li key={item.id} className="instruction" data-testid="input-item" data-phase={item.phase} data-command={item.id}>
+        <li key={item.id} className="instruction" data-testid="input-item" data-phase={item.phase} data-command={item.id} data-seen={item.seen ? 'true' : undefined}>
           <div className="instruction-head">
             <span className="instruction-chip" data-testid="input-chip">
               <Badge tone={item.tone} dot title={item.label}>

@@ -100,6 +100,15 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
       {info.steer ? (
         <p className="small muted" data-testid="steer-badge" title={info.steer.reason}>
           Mid-turn steering: {info.steer.badge} ({info.steer.reason})
+          {info.steer.mode === 'next-turn' ? (
+            <>
+              {' '}
+              — queue only while it works.{' '}
+              <a href="#/settings" data-testid="midturn-settings-link">
+                Mid-turn steering in Settings
+              </a>
+            </>
+          ) : null}
         </p>
       ) : null}
       <div className="composer-foot">

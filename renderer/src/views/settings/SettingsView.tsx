@@ -1,5 +1,5 @@
 /** Settings: capture, retention, steering expiry, port, tokens, theme. Each change saves at once. */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 import { CAPTURES, type Capture } from '../../../../common/aep/envelope';
 import type { Settings, Theme } from '../../../../common/settings';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
@@ -7,6 +7,9 @@ import { applyTheme } from '../../shell/theme';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { CAPTURE_LEVELS, RECOMMENDED_CAPTURE } from '../../wizard/capture-levels';
 import { HookPortNotice } from './HookPortNotice';
+import { RetentionRows } from './RetentionSection';
+import { NumberSetting, Row } from './setting-controls';
+import { MidTurnSection } from './MidTurnSection';
 
 const CAPTURE_HELP: Record<Capture, string> = {
   none: 'activity only',
@@ -23,35 +26,6 @@ export function setupStatus(settings: Pick<Settings, 'setup.completedAt' | 'setu
   const skipped = settings['setup.skippedAt'];
   if (skipped) return `Skipped ${new Date(skipped).toLocaleString()}, not finished: it installs the hooks of the agents you choose, showing each change first.`;
   return 'Not run yet: it installs the hooks of the agents you choose, showing each change first.';
-}
-
-function Row({ label, help, children, htmlFor }: { label: string; help?: ReactNode; children: ReactNode; htmlFor?: string }) {
-  return (
-    <div className="setting">
-      <div className="setting-text">
-        <label className="setting-label" htmlFor={htmlFor}>{label}</label>
-        {help ? <div className="setting-help small muted">{help}</div> : null}
-      </div>
-      <div className="setting-control">{children}</div>
-    </div>
-  );
-}
-
-/** A number input that saves on blur or Enter, in a display unit. */
-function NumberSetting({ id, value, unit, scale = 1, min, onSave }: { id: string; value: number; unit: string; scale?: number; min: number; onSave: (v: number) => void }) {
-  const [text, setText] = useState(String(value / scale));
-  useEffect(() => setText(String(value / scale)), [value, scale]);
-  const commit = () => {
-    const n = Number(text);
-    if (Number.isFinite(n) && n >= min && n * scale !== value) onSave(Math.round(n * scale));
-    else setText(String(value / scale));
-  };
-  return (
-    <span className="number-setting">
-      <input id={id} className="input input-number" type="number" min={min} value={text} onChange={(e) => setText(e.target.value)} onBlur={commit} onKeyDown={(e) => e.key === 'Enter' && commit()} />
-      <span className="muted small">{unit}</span>
-    </span>
-  );
 }
 
 /** The settings view. */
@@ -71,7 +45,8 @@ export function SettingsView() {
     void api('GET /api/settings', undefined).then((r) => (r.ok ? setSettings(r.value) : setError(r.error.message)));
   }, [api]);
 
-  const save = async (patch: Partial<Settings>, what: string) => {
+  /** Saves a patch; resolves with null when saved, else the daemon's reason (also shown above). */
+  const save = async (patch: Partial<Settings>, what: string): Promise<string | null> => {
     const r = await api('PATCH /api/settings', patch);
     if (r.ok) {
       setSettings(r.value);
@@ -79,7 +54,11 @@ export function SettingsView() {
       setError(null);
       if ('ui.theme' in patch) applyTheme(r.value['ui.theme']);
       if ('server.port' in patch) void store.refreshStatus();
-    } else setError(`${what}: ${r.error.message}`);
+      return null;
+    }
+    setSaved(null);
+    setError(`${what}: ${r.error.message}`);
+    return r.error.message;
   };
 
   const rotate = async (which: 'operator' | 'hook') => {
@@ -130,7 +109,7 @@ export function SettingsView() {
       </section>
 
       <section className="card settings-group" aria-labelledby="s-capture">
-        <h2 id="s-capture" className="section-title">Capture and retention</h2>
+        <h2 id="s-capture" className="section-title">Capture</h2>
         <Row label="Capture ceiling" htmlFor="capture" help={<>{CAPTURE_LEVELS.find((l) => l.level === settings['capture.ceiling'])?.shows} Applies to new events.</>}>
           <select id="capture" className="input" value={settings['capture.ceiling']} onChange={(e) => void save({ 'capture.ceiling': e.target.value as Capture }, 'Capture ceiling')}>
             {CAPTURES.map((c) => (
@@ -145,9 +124,12 @@ export function SettingsView() {
             ))}
           </select>
         </Row>
-        <Row label="Retention" htmlFor="retention" help="Events kept per session; older ones are removed first.">
-          <NumberSetting id="retention" value={settings['retention.maxEventsPerSession']} unit="events per session" min={100} onSave={(v) => void save({ 'retention.maxEventsPerSession': v }, 'Retention')} />
-        </Row>
+      </section>
+
+      <section className="card settings-group" aria-labelledby="s-retention" data-testid="settings-retention">
+        <h2 id="s-retention" className="section-title">Retention</h2>
+        <p className="small muted">What the daemon keeps on this machine. Removal runs hourly, oldest first.</p>
+        <RetentionRows settings={settings} save={save} />
       </section>
 
       <section className="card settings-group" aria-labelledby="s-steering">
@@ -159,6 +141,8 @@ export function SettingsView() {
           <NumberSetting id="hold" value={settings['permissions.holdMs']} scale={1000} unit="seconds" min={1} onSave={(v) => void save({ 'permissions.holdMs': v }, 'Permission hold')} />
         </Row>
       </section>
+
+      <MidTurnSection />
 
       <section className="card settings-group" aria-labelledby="s-agents">
         <h2 id="s-agents" className="section-title">Agents</h2>

@@ -1,0 +1,168 @@
+/**
+ * One hook call, end to end: parse the vendor payload, track the session, map and emit the AEP
+ * events, then build the reply: a held permission decision, steering for an eligible moment, or
+ * nothing. An internal error never blocks the agent: it is logged and audited, and the reply is empty.
+ */
+import { DOCTOR_SESSION, type VendorId } from '../../../../common/vendors';
+import type { Logger } from '../../logger';
+import type { Handover, SteeringEngine } from '../steering/steering-engine';
+import type { PermissionLoop } from '../steering/permission-loop';
+import type { AuditSink, HangUp } from '../steering/steering-types';
+import type { SessionTracker } from './session-tracker';
+import { sessionSource, type VendorEmitter } from './vendor-emitter';
+import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
+
+/**
+ * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
+ * naming a `session_key` never seen as a session id): a gateway key must never mint a session.
+ */
+export const UNKNOWN_SESSION = 'unknown';
+
+/** The opt-ins a hook call carries (query `instruct=1`, `permissions=1`). */
+export interface HookOptIns {
+  readonly instruct: boolean;
+  readonly permissions: boolean;
+}
+
+/** What the HTTP layer sends back: the vendor reply, or a 400 for a payload that is not a hook call. */
+export type HookOutcome =
+  /** `handover`: instructions the reply carries; the HTTP layer settles it once the reply was written (or not). */
+  | { readonly status: 200; readonly body: HookReply; readonly handover?: Handover }
+  | { readonly status: 400; readonly body: { readonly error: 'invalid-payload'; readonly detail: string } };
+
+/** What the service is built from. */
+export interface HookServiceDeps {
+  readonly tracker: SessionTracker;
+  readonly engine: SteeringEngine;
+  readonly permissions: PermissionLoop;
+  readonly emitter: (vendor: VendorId) => VendorEmitter;
+  readonly adapter: (vendor: VendorId) => VendorAdapter;
+  /** The mapping context for a call (capture policy, redaction, run ids), given whether its permission loop is on. */
+  readonly mappingContext: (permissionLoop: boolean) => MappingContext;
+  readonly audit: AuditSink;
+  readonly logger: Logger;
+}
+
+/** Handles hook calls for every vendor. */
+export class HookService {
+  private readonly running = new Set<Promise<HookOutcome>>();
+
+  constructor(private readonly deps: HookServiceDeps) {}
+
+  /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
+  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+    const run = this.handleCall(vendor, payload, optIns, hangUp);
+    this.running.add(run);
+    try {
+      return await run;
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  /** Resolves once no hook call is being handled (shutdown: before the emitters close). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+    const adapter = this.deps.adapter(vendor);
+    const parsed = adapter.parse(payload);
+    if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
+    const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
+    // Doctor's synthetic hook proves the route answers; it is no agent session and is never listed.
+    if (parsed.value.session === DOCTOR_SESSION) return empty;
+    let call = parsed.value;
+    try {
+      const { tracker, engine, permissions } = this.deps;
+      const confirmed = this.confirmSession(call);
+      call = confirmed.call;
+      const unknownLane = confirmed.fallback;
+      const emitter = this.deps.emitter(vendor);
+      const profile = adapter.profile;
+      let row = tracker.sighted({
+        vendor,
+        session: call.session,
+        moment: call.moment,
+        cwd: call.cwd ?? null,
+        // The fallback lane is no agent session: nothing can be steered or answered there.
+        instruct: optIns.instruct && !unknownLane,
+        permissions: optIns.permissions && !unknownLane,
+      });
+      const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
+      const context = this.deps.mappingContext(loopOn);
+      const outcome = adapter.map(call, emitter.mappingState(call.session), context);
+      emitter.setMappingState(call.session, outcome.state);
+      if (row.state === 'ended' && outcome.events.some((e) => e.type === 'session.started')) row = tracker.revived(row);
+
+      const ends = adapter.endsSession(call);
+      // Drops are settled before the end is emitted, so they precede `session.ended` on the stream.
+      if (ends) {
+        permissions.dismissSession(vendor, call.session);
+        engine.sessionEnded(vendor, call.session);
+      }
+      // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
+      const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
+      const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
+      // Durable before the reply: the vendor hears back only once its events are committed. The
+      // store group-commits every admit of one event-loop turn, so this costs at most one turn.
+      await emitter.send(events);
+      if (ends) {
+        tracker.ended(vendor, call.session);
+        return empty;
+      }
+
+      if (adapter.isHeld(call)) {
+        const request = events.find((e) => e.type === 'attention.requested');
+        if (!loopOn || !request || !profile.permissionMoments.includes(call.moment) || row.state === 'ended') return empty;
+        return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, hangUp) };
+      }
+
+      // A vendor that already hung up would never read the reply: nothing is handed over then.
+      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !hangUp?.happened) {
+        const handover = engine.deliver(vendor, call.session, call.moment);
+        if (handover !== null) {
+          const reply = adapter.steeringReply(call, handover.text);
+          if (reply.ok) return { status: 200, body: reply.value, handover };
+          // Nothing was written: the instructions are settled as such, never reported delivered.
+          void handover.settle(false);
+          this.deps.logger.error('steering reply could not be built after delivery', { vendor, moment: call.moment, error: reply.error.message });
+        }
+      }
+      return empty;
+    } catch (error) {
+      this.failed(vendor, call.session, call.moment, error);
+      return empty;
+    }
+  }
+
+  /**
+   * A call whose session is unconfirmed keeps it only when the sessions table already knows that
+   * session; otherwise it goes to the `unknown` fallback session, and the log says why.
+   */
+  private confirmSession(call: HookCall): { call: HookCall; fallback: boolean } {
+    if (call.sessionUnconfirmed !== true || this.deps.tracker.known(call.vendor, call.session)) return { call, fallback: false };
+    this.deps.logger.info('hook names an unconfirmed session key that is no known session: its events go to the fallback session', {
+      vendor: call.vendor,
+      moment: call.moment,
+      fallback: UNKNOWN_SESSION,
+    });
+    return { call: { ...call, session: UNKNOWN_SESSION }, fallback: true };
+  }
+
+  /** Logs and audits an internal failure; the caller still answers the vendor. */
+  failed(vendor: VendorId, session: string | null, moment: string | null, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.deps.logger.error('hook handling failed', { vendor, session, moment, error: message });
+    this.deps.audit({
+      actor: vendor,
+      surface: 'hook',
+      action: 'hook.error',
+      session,
+      commandId: null,
+      outcome: 'error',
+      detail: { moment, error: message },
+    });
+  }
+
+}

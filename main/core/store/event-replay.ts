@@ -1,0 +1,211 @@
+/**
+ * The read side of the event history: paged replay in session order (keyset pagination over the
+ * ordering columns of migrations/0010-events.ts), plus the positions and counts replay plans use.
+ * Rows come back as arrays (`.raw()`), and each event's stored JSON text is handed on as is.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { AepEvent } from '../../../common/aep/envelope';
+import { NO_REPLAY_SQL, type ReplaySql } from './replay-filter';
+
+/** A replay position within one session. */
+export interface StorePosition {
+  readonly epoch: number;
+  readonly seq: number;
+}
+
+/** One stored event as replay yields it. */
+export interface StoredEvent {
+  readonly json: string;
+  /** The parsed envelope; parsed from `json` on first access (replay mostly forwards the text). */
+  readonly event: AepEvent;
+  /** The event's type, session, own epoch and own seq (routing columns, no parse needed). */
+  readonly type: string;
+  readonly session: string;
+  readonly ownEpoch: number | undefined;
+  readonly ownSeq: number | undefined;
+  /** The event's position; for a seq-less event, the position it was anchored to at insert. */
+  readonly epoch: number;
+  readonly seq: number;
+  /** False for seq-less (foreign-emitter) events, whose position is an anchor, not their own. */
+  readonly sequenced: boolean;
+}
+
+interface KeyRow {
+  ord_epoch: number;
+  ord_seq: number;
+  ord_tie: number;
+  n: number;
+}
+
+/** A replay row in raw mode: ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch. */
+type ReplayRow = [number, number, number, number, number | null, string, string, number | null];
+
+/** A replayed row; the envelope is parsed only if someone reads `event`. */
+class StoredRow implements StoredEvent {
+  private parsed: AepEvent | undefined;
+  readonly ownEpoch: number | undefined;
+  readonly ownSeq: number | undefined;
+  readonly sequenced: boolean;
+
+  constructor(
+    readonly json: string,
+    readonly type: string,
+    readonly session: string,
+    ownEpoch: number | null,
+    ownSeq: number | null,
+    readonly epoch: number,
+    readonly seq: number,
+  ) {
+    this.ownEpoch = ownEpoch ?? undefined;
+    this.ownSeq = ownSeq ?? undefined;
+    this.sequenced = ownSeq !== null;
+  }
+
+  get event(): AepEvent {
+    return (this.parsed ??= JSON.parse(this.json) as AepEvent);
+  }
+}
+
+/** Rows read per replay page unless the store is told otherwise. */
+export const DEFAULT_REPLAY_PAGE_SIZE = 1_000;
+/** A page stops early once its read has taken this long (checked every few rows). */
+export const PAGE_BUDGET_MS = 10;
+const BUDGET_CHECK_EVERY = 32;
+
+/** The store's reader: replay pages, retained bounds and held sessions. */
+export class EventReplay {
+  private readonly pageSize: number;
+  private readonly replayStmt: Statement;
+  private readonly windowEndStmt: Statement;
+  private readonly filteredStmts = new Map<string, Statement>();
+  private readonly earliestStmt: Statement;
+  private readonly trimmedThroughStmt: Statement;
+  private readonly heldStmt: Statement;
+  private readonly countsStmt: Statement;
+
+  constructor(
+    private readonly db: Database,
+    pageSize: number = DEFAULT_REPLAY_PAGE_SIZE,
+  ) {
+    this.pageSize = Math.max(1, Math.trunc(pageSize));
+    // Raw (array) rows: replay is the hot read path and skips building an object per row.
+    this.replayStmt = db
+      .prepare(
+        `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch FROM events
+         WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
+         ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
+      )
+      .raw(true);
+    // The last row of the next scan window of a filtered replay (index only).
+    this.windowEndStmt = db.prepare(
+      `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
+       WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
+       ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1 OFFSET ?`,
+    );
+    this.earliestStmt = db.prepare(
+      `SELECT ord_epoch, ord_seq FROM events WHERE session = ? ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1`,
+    );
+    this.trimmedThroughStmt = db.prepare(
+      `SELECT trimmed_epoch, trimmed_seq FROM event_sessions WHERE session = ?`,
+    );
+    this.heldStmt = db.prepare(
+      `SELECT session FROM event_sessions WHERE held > 0 ORDER BY session`,
+    );
+    this.countsStmt = db.prepare(
+      `SELECT COALESCE(SUM(held), 0) AS events, COUNT(*) AS sessions FROM event_sessions WHERE held > 0`,
+    );
+  }
+
+  /** See `EventStore.replayPages`. */
+  *replayPages(
+    session: string,
+    after: StorePosition | null,
+    sql: ReplaySql = NO_REPLAY_SQL,
+  ): IterableIterator<StoredEvent[]> {
+    // (epoch, seq, 0, max n) excludes every sequenced row at `after`; (-1, …) starts before any row.
+    let key: [number, number, number, number] =
+      after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
+    const toPage = (rows: ReplayRow[]): StoredEvent[] =>
+      rows.map(
+        ([epoch, seq, , , ownSeq, json, type, ownEpoch]) =>
+          new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq),
+      );
+    if (sql.where === '') {
+      for (;;) {
+        // A page ends at the page size or at the time budget, whichever comes first, so a page
+        // read from a cold disk or a busy machine still holds the event loop only briefly.
+        const started = performance.now();
+        const rows: ReplayRow[] = [];
+        let more = false;
+        for (const row of this.replayStmt.iterate(session, ...key, this.pageSize) as IterableIterator<ReplayRow>) {
+          rows.push(row);
+          if (rows.length % BUDGET_CHECK_EVERY === 0 && performance.now() - started > PAGE_BUDGET_MS) {
+            more = true;
+            break;
+          }
+        }
+        yield toPage(rows);
+        if (!more && rows.length < this.pageSize) return;
+        const [epoch, seq, tie, n] = rows[rows.length - 1];
+        key = [epoch, seq, tie, n];
+      }
+    }
+    const window = this.pageSize;
+    const filtered = this.filteredStmt(sql);
+    for (;;) {
+      const end = this.windowEndStmt.get(session, ...key, window - 1) as KeyRow | undefined;
+      const last: [number, number, number, number] =
+        end === undefined
+          ? [Number.MAX_SAFE_INTEGER, 0, 0, 0]
+          : [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
+      yield toPage(filtered.all(session, ...key, ...last, ...sql.values) as ReplayRow[]);
+      if (end === undefined) return;
+      key = last;
+    }
+  }
+
+  private filteredStmt(sql: ReplaySql): Statement {
+    let stmt = this.filteredStmts.get(sql.shape);
+    if (stmt === undefined) {
+      stmt = this.db
+        .prepare(
+          `SELECT ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch FROM events
+           WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
+             AND (ord_epoch, ord_seq, ord_tie, n) <= (?, ?, ?, ?) ${sql.where}
+           ORDER BY ord_epoch, ord_seq, ord_tie, n`,
+        )
+        .raw(true);
+      // Bounded: shapes come from subscribers' filters.
+      if (this.filteredStmts.size >= 64) this.filteredStmts.clear();
+      this.filteredStmts.set(sql.shape, stmt);
+    }
+    return stmt;
+  }
+
+  /** See `EventStore.earliest`. */
+  earliest(session: string): StorePosition | null {
+    const row = this.earliestStmt.get(session) as
+      { ord_epoch: number; ord_seq: number } | undefined;
+    return row === undefined ? null : { epoch: row.ord_epoch, seq: row.ord_seq };
+  }
+
+  /** See `EventStore.trimmedThrough`. */
+  trimmedThrough(session: string): StorePosition | null {
+    const row = this.trimmedThroughStmt.get(session) as
+      { trimmed_epoch: number | null; trimmed_seq: number | null } | undefined;
+    return row === undefined || row.trimmed_epoch === null || row.trimmed_seq === null
+      ? null
+      : { epoch: row.trimmed_epoch, seq: row.trimmed_seq };
+  }
+
+  /** See `EventStore.heldSessions`. */
+  heldSessions(): string[] {
+    return (this.heldStmt.all() as { session: string }[]).map((row) => row.session);
+  }
+
+  /** See `EventStore.counts`. */
+  counts(): { events: number; sessions: number } {
+    const row = this.countsStmt.get() as { events: number; sessions: number };
+    return { events: row.events, sessions: row.sessions };
+  }
+}
