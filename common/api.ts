@@ -167,6 +167,11 @@ export interface HistoryQuery {
   readonly afterSeq?: number;
   /** Events per page (default and largest: 10,000); a page may run a little over to finish a position. */
   readonly limit?: number;
+  /**
+   * Instead of a page from the start: the session's last `tail` events (1 to 10,000, whole
+   * positions, so a little more at most). Not with `afterEpoch`/`afterSeq` or `limit`.
+   */
+  readonly tail?: number;
 }
 
 export interface HistoryPage {
@@ -177,6 +182,8 @@ export interface HistoryPage {
   readonly next: { readonly epoch: number; readonly seq: number } | null;
   /** Set when the asked position predates retained history: the earliest position still held. */
   readonly exhausted?: { readonly epoch: number; readonly seq: number };
+  /** Tail pages only: true when the session holds events before this page. */
+  readonly earlier?: boolean;
 }
 
 /** Route → request body (or query) and response body. */

@@ -4,7 +4,8 @@
  * (the stored text, verbatim: the console subscribes without a lower ceiling) but as one HTTP
  * response per page, so opening a long session costs one request and one JSON parse in the
  * console instead of a frame per event. The console then subscribes over WS after `next`'s
- * position for the live tail.
+ * position for the live tail. With `tail`, one page of the session's newest events instead, so
+ * a long session's timeline shows what it opens on before the older pages are read.
  */
 import type { HistoryQuery } from '../../../common/api';
 import { err, ok, type Result } from '../../../common/result';
@@ -22,7 +23,7 @@ export function parseHistoryQuery(raw: unknown): Result<HistoryQuery> {
   const q = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   if (typeof q.session !== 'string' || q.session === '')
     return err('bad-request', 'session must be a non-empty session id');
-  const out: { session: string; afterEpoch?: number; afterSeq?: number; limit?: number } = {
+  const out: { session: string; afterEpoch?: number; afterSeq?: number; limit?: number; tail?: number } = {
     session: q.session,
   };
   if ((q.afterEpoch === undefined) !== (q.afterSeq === undefined))
@@ -40,6 +41,14 @@ export function parseHistoryQuery(raw: unknown): Result<HistoryQuery> {
     if (!isCount(n, 1) || n > HISTORY_MAX_LIMIT)
       return err('bad-request', `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}`);
     out.limit = n;
+  }
+  if (q.tail !== undefined) {
+    const n = Number(q.tail);
+    if (!isCount(n, 1) || n > HISTORY_MAX_LIMIT)
+      return err('bad-request', `tail must be an integer from 1 to ${HISTORY_MAX_LIMIT}`);
+    if (out.afterEpoch !== undefined || out.limit !== undefined)
+      return err('bad-request', 'tail goes without afterEpoch/afterSeq and limit');
+    out.tail = n;
   }
   return ok(out);
 }
@@ -60,6 +69,7 @@ const before = (a: StorePosition, b: StorePosition): boolean =>
  * duplicates).
  */
 export function historyPageJson(store: EventStore, q: HistoryQuery): string {
+  if (q.tail !== undefined) return tailPageJson(store, q.session, q.tail);
   const limit = q.limit ?? HISTORY_MAX_LIMIT;
   const from = after(q);
   const parts: string[] = [];
@@ -82,6 +92,23 @@ export function historyPageJson(store: EventStore, q: HistoryQuery): string {
     exhausted = store.earliest(q.session);
   const next = more && last !== null ? JSON.stringify(last) : 'null';
   return `{"session":${JSON.stringify(q.session)},"events":[${parts.join(',')}],"next":${next}${
+    exhausted ? `,"exhausted":${JSON.stringify(exhausted)}` : ''
+  }}`;
+}
+
+/**
+ * The session's last `tail` events as one page (what a long session's timeline shows first),
+ * starting on a position boundary: every row of its first position is in it. Where it starts is
+ * found on the events index (`EventStore.tailStart`), so it reads only the rows it sends.
+ * `earlier` says whether older events are held, to be read from the start with ordinary pages.
+ */
+function tailPageJson(store: EventStore, session: string, tail: number): string {
+  const from = store.tailStart(session, tail);
+  const parts: string[] = [];
+  for (const page of store.replayPages(session, from)) for (const row of page) parts.push(row.json);
+  // The whole retained history fits and retention trimmed its start: say where it begins.
+  const exhausted = from === null && store.trimmedThrough(session) !== null ? store.earliest(session) : null;
+  return `{"session":${JSON.stringify(session)},"events":[${parts.join(',')}],"next":null,"earlier":${from !== null}${
     exhausted ? `,"exhausted":${JSON.stringify(exhausted)}` : ''
   }}`;
 }

@@ -82,6 +82,8 @@ export class EventReplay {
   private readonly trimmedThroughStmt: Statement;
   private readonly heldStmt: Statement;
   private readonly countsStmt: Statement;
+  private readonly nthFromEndStmt: Statement;
+  private readonly positionBeforeStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -101,6 +103,15 @@ export class EventReplay {
       `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
        WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
        ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1 OFFSET ?`,
+    );
+    // Where a session's tail begins: two index-only lookups from the end.
+    this.nthFromEndStmt = db.prepare(
+      `SELECT ord_epoch AS epoch, ord_seq AS seq FROM events WHERE session = ?
+       ORDER BY ord_epoch DESC, ord_seq DESC, ord_tie DESC, n DESC LIMIT 1 OFFSET ?`,
+    );
+    this.positionBeforeStmt = db.prepare(
+      `SELECT ord_epoch AS epoch, ord_seq AS seq FROM events WHERE session = ? AND (ord_epoch, ord_seq) < (?, ?)
+       ORDER BY ord_epoch DESC, ord_seq DESC, ord_tie DESC, n DESC LIMIT 1`,
     );
     this.earliestStmt = db.prepare(
       `SELECT ord_epoch, ord_seq FROM events WHERE session = ? ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1`,
@@ -180,6 +191,13 @@ export class EventReplay {
       this.filteredStmts.set(sql.shape, stmt);
     }
     return stmt;
+  }
+
+  /** See `EventStore.tailStart`. */
+  tailStart(session: string, count: number): StorePosition | null {
+    const first = this.nthFromEndStmt.get(session, Math.max(0, count - 1)) as StorePosition | undefined;
+    if (first === undefined) return null;
+    return (this.positionBeforeStmt.get(session, first.epoch, first.seq) as StorePosition | undefined) ?? null;
   }
 
   /** See `EventStore.earliest`. */

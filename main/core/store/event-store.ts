@@ -219,6 +219,14 @@ export class EventStore {
     return this.reader.replayPages(session, after, sql);
   }
 
+  /**
+   * The position to replay after so that the session's last `count` events (and every row of the
+   * first position among them) come back; null when they are the whole retained history.
+   */
+  tailStart(session: string, count: number): StorePosition | null {
+    return this.reader.tailStart(session, count);
+  }
+
   /** The earliest retained position of the session, or null when it holds nothing. */
   earliest(session: string): StorePosition | null {
     return this.reader.earliest(session);

@@ -125,6 +125,11 @@ export class ConsoleStore extends ApiStore {
     return this.details.ready;
   }
 
+  /** Whether a session's held history is still being read (the count shown is not final). */
+  detailLoading(session: string): boolean {
+    return this.details.isLoading(session);
+  }
+
   /** Replay-exhausted notices per session: the history shown starts later than asked. */
   get exhausted(): ReadonlyMap<string, { epoch: number; seq: number }> {
     return this.details.exhausted;

@@ -7,8 +7,8 @@ import type { AepEvent } from '../../../common/aep/envelope';
 import type { ApiCall } from '../api/api-client';
 import type { AepSocket } from '../api/aep-socket';
 import { newId } from '../api/ids';
-import { EventLog } from './event-log';
-import { loadHistory } from './history-load';
+import { EventLog, type LogPosition } from './event-log';
+import { loadHistory, loadTail } from './history-load';
 
 /** Session histories kept in memory for a quick return. */
 const KEEP_DETAIL = 4;
@@ -34,6 +34,11 @@ export class SessionDetails {
   private readonly loading = new Map<string, string>();
 
   constructor(private readonly deps: SessionDetailsDeps) {}
+
+  /** Whether the session's held history is still being read from /api (older events may be missing). */
+  isLoading(session: string): boolean {
+    return this.loading.has(session);
+  }
 
   /** Whether the session's history is open (subscribed) now. */
   isOpen(session: string): boolean {
@@ -81,30 +86,79 @@ export class SessionDetails {
       const id = `session-${newId()}`;
       this.subs.set(session, id);
       this.loading.set(session, id);
-      const held = log;
-      // The held history in large /api pages first (one response per 10,000 events instead of
-      // a WS frame each), then the subscription resumes exactly after what the log holds. Stream
-      // events for the session wait meanwhile: the subscription's replay brings them in order.
-      void loadHistory(this.deps.api, session, held, {
-        wanted: () => this.subs.get(session) === id,
-        page: (exhausted) => {
-          if (exhausted) this.exhausted.set(session, exhausted);
-          this.deps.changed();
-        },
-      })
-        .catch(() => 0)
-        .finally(() => {
-          if (this.loading.get(session) === id) this.loading.delete(session);
+      void this.read(session, id, log)
+        .catch(() => null)
+        .then((resume) => {
+          if (this.loading.get(session) === id) {
+            this.loading.delete(session);
+            this.deps.changed();
+          }
           if (this.subs.get(session) !== id) return;
+          let first = resume;
           this.deps.socket().subscribe(id, {
             filter: { session },
-            // Seqs start at 1: (0, 0) asks for the whole retained history.
-            from: () => [{ session, ...(held.last ?? { epoch: 0, seq: 0 }) }],
+            // After what the log holds (or, once, where a cut-short read stopped); seqs start at
+            // 1: (0, 0) asks for the whole retained history.
+            from: () => {
+              const from = first ?? this.logs.get(session)?.last ?? { epoch: 0, seq: 0 };
+              first = null;
+              return [{ session, ...from }];
+            },
           });
         });
     }
     this.deps.changed();
     return log;
+  }
+
+  /**
+   * Reads the held history before the subscription: into a fresh log, the newest events first
+   * (one small request, what the timeline opens on) while the whole history is read from the
+   * start into a new log that takes the first one's place in one update; into a log kept from an earlier
+   * visit, the pages after what it holds. Stream events for the session wait meanwhile: the
+   * subscription's replay brings them in order. Resolves with the position the subscription
+   * resumes after (null: after what the session's log holds).
+   */
+  private async read(session: string, id: string, log: EventLog): Promise<LogPosition | null> {
+    const hooks = {
+      wanted: () => this.subs.get(session) === id,
+      page: (exhausted: LogPosition | undefined) => {
+        if (exhausted) this.exhausted.set(session, exhausted);
+        this.deps.changed();
+      },
+    };
+    if (log.size > 0) {
+      await loadHistory(this.deps.api, session, log, hooks);
+      return null;
+    }
+    // The whole history from the start is asked at once too, into a new log (its response is
+    // built while the tail is shown); it takes the tail's place in one swap: one rebuild.
+    const whole = new EventLog();
+    let complete = false;
+    const quiet = {
+      wanted: hooks.wanted,
+      page: (exhausted: LogPosition | undefined) => {
+        if (exhausted) this.exhausted.set(session, exhausted);
+      },
+      complete: () => {
+        complete = true;
+      },
+    };
+    // The tail is asked first: the daemon answers in order, the small page before the large one.
+    const first = loadTail(this.deps.api, session, log, hooks);
+    const rest = loadHistory(this.deps.api, session, whole, quiet).catch(() => 0);
+    const tail = await first;
+    if (tail.ok && !tail.earlier) return null;
+    await rest;
+    if (!hooks.wanted()) return null;
+    // Cut short: the subscription's replay fills in from where the read stopped, before the tail.
+    const resume = complete ? null : (whole.last ?? { epoch: 0, seq: 0 });
+    for (const event of log.events) whole.add(event);
+    // A new log with older events before what was shown: incremental readers start over.
+    whole.reorders = log.reorders + 1;
+    this.logs.set(session, whole);
+    this.deps.changed();
+    return resume;
   }
 
   /** Stops live updates of a session's full history (the log stays for a quick return). */

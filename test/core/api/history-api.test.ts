@@ -61,6 +61,37 @@ describe('GET /api/sessions/history', () => {
     expect(after.exhausted).toBeUndefined();
   });
 
+  it('answers the newest events with `tail`, across epochs, and says whether older ones are held', async () => {
+    d = await startTestDaemon({ maxEventsPerSession: 30 });
+    const first = Array.from({ length: 20 }, (_, i) => makeEvent({ session: 't', epoch: 0, seq: i + 1 }));
+    const second = Array.from({ length: 5 }, (_, i) => makeEvent({ session: 't', epoch: 1, seq: i + 1 }));
+    expect((await postEvents(d.url, d.tokens.hook, [...first, ...second, makeEvent({ session: 'u', seq: 1 })])).status).toBe(202);
+    const tail = (await history({ session: 't', tail: '7' })).json as HistoryPage;
+    expect(tail.events.map((e) => `${e.epoch}:${e.seq}`)).toEqual(['0:19', '0:20', '1:1', '1:2', '1:3', '1:4', '1:5']);
+    expect(tail.events[6]).toEqual(second[4]);
+    expect(tail.earlier).toBe(true);
+    expect(tail.next).toBeNull();
+    const whole = (await history({ session: 't', tail: '100' })).json as HistoryPage;
+    expect(whole.events).toHaveLength(25);
+    expect(whole.earlier).toBe(false);
+    expect(whole.exhausted).toBeUndefined();
+    const none = (await history({ session: 'nobody', tail: '5' })).json as HistoryPage;
+    expect(none).toEqual({ session: 'nobody', events: [], next: null, earlier: false });
+  });
+
+  it('says where a tail that holds the whole trimmed history begins', async () => {
+    d = await startTestDaemon({ maxEventsPerSession: 3 });
+    await postEvents(d.url, d.tokens.hook, Array.from({ length: 6 }, (_, i) => makeEvent({ session: 'r', seq: i + 1 })));
+    const all = (await history({ session: 'r', tail: '10' })).json as HistoryPage;
+    expect(all.events.map((e) => e.seq)).toEqual([4, 5, 6]);
+    expect(all.earlier).toBe(false);
+    expect(all.exhausted).toEqual({ epoch: 0, seq: 4 });
+    const newest = (await history({ session: 'r', tail: '2' })).json as HistoryPage;
+    expect(newest.events.map((e) => e.seq)).toEqual([5, 6]);
+    expect(newest.earlier).toBe(true);
+    expect(newest.exhausted).toBeUndefined();
+  });
+
   it('refuses bad queries with 400 and the reason, and tokenless calls with 401', async () => {
     d = await startTestDaemon();
     const bad: [Record<string, string>, RegExp][] = [
@@ -69,6 +100,10 @@ describe('GET /api/sessions/history', () => {
       [{ session: 's', afterEpoch: '-1', afterSeq: '2' }, /integers of at least 0/],
       [{ session: 's', limit: '0' }, /limit must be an integer from 1 to 10000/],
       [{ session: 's', limit: '10001' }, /limit must be an integer from 1 to 10000/],
+      [{ session: 's', tail: '0' }, /tail must be an integer from 1 to 10000/],
+      [{ session: 's', tail: 'x' }, /tail must be an integer from 1 to 10000/],
+      [{ session: 's', tail: '5', limit: '5' }, /tail goes without afterEpoch\/afterSeq and limit/],
+      [{ session: 's', tail: '5', afterEpoch: '0', afterSeq: '1' }, /tail goes without/],
     ];
     for (const [query, reason] of bad) {
       const { status, json } = await history(query);

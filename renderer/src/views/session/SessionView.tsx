@@ -130,7 +130,9 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
               </>
             ) : null}
             {' · '}
-            <span data-testid="event-count">{count(log?.size ?? 0)} events</span>
+            <span data-testid="event-count">
+              {count(log?.size ?? 0)} events{store.detailLoading(id) ? ' (loading earlier events…)' : ''}
+            </span>
           </p>
         </div>
         <div className="session-badges">
