@@ -11,6 +11,7 @@ import { MAX_INSTRUCTION_CHARS } from '../../../common/steering';
 import { err, ok, type Result } from '../../../common/result';
 import { isVendorId, type VendorId } from '../../../common/vendors';
 import type { QueuedInstruction } from './steering-repo';
+import { isReorderOf } from '../../../common/order';
 
 export type QueueOpError = 'not-found' | 'not-queued' | 'invalid-text' | 'invalid-order';
 
@@ -90,11 +91,7 @@ export class SteeringQueueOps {
     return this.db.transaction((): Result<QueuedInstruction[], QueueOpError> => {
       const rows = this.queuedStmt.all(session) as Raw[];
       const byId = new Map(rows.map((r) => [r.command_id, r] as const));
-      if (
-        order.length !== rows.length ||
-        new Set(order).size !== order.length ||
-        order.some((id) => !byId.has(id))
-      ) {
+      if (!isReorderOf(order, byId)) {
         return err(
           'invalid-order',
           `the order must name each of the ${rows.length} queued instructions exactly once`,

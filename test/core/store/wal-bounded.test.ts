@@ -15,7 +15,7 @@ const walSize = (file: string): number =>
 
 describe('WAL size under continuous writes', () => {
   /** Commits 1,500 groups of 20 events (~600 bytes each) with no idle moment; returns the largest `-wal` size seen. */
-  async function writeContinuously(withWriter: boolean, maxWalBytes: number, errors: string[]): Promise<number> {
+  async function writeContinuously(maxWalBytes: number, errors: string[]): Promise<number> {
     const t = tempDir();
     cleanups.push(t.cleanup);
     const file = t.file();
@@ -25,7 +25,7 @@ describe('WAL size under continuous writes', () => {
     const checkpointer = startWalCheckpointer(file, {
       intervalMs: 5,
       maxWalBytes,
-      writer: withWriter ? db : undefined,
+      writer: db,
       onError: (m) => errors.push(m),
     });
     cleanups.push(() => checkpointer.stop());
@@ -45,7 +45,7 @@ describe('WAL size under continuous writes', () => {
   it('stays near the bound while the event store commits group after group with no idle moment', async () => {
     const maxWalBytes = 4 * 1024 * 1024;
     const errors: string[] = [];
-    const bounded = await writeContinuously(true, maxWalBytes, errors);
+    const bounded = await writeContinuously(maxWalBytes, errors);
     expect(errors).toEqual([]);
     // The overshoot is what the writer appends between the worker's check and the restart: a bound
     // or two, more when the machine deschedules the worker thread. With nothing restarting it the

@@ -26,6 +26,7 @@
  *   took is `requeueFront`ed (sent next as an ordinary prompt). Queued inputs can be edited,
  *   reordered or withdrawn until they are dispatched (the pending list).
  */
+import { isReorderOf } from '../../../../common/order';
 
 /** One input waiting for, or being, a turn. */
 export interface TurnInput {
@@ -174,7 +175,7 @@ export class TurnController {
   /** Reorders the queue; `order` must name every queued input exactly once. */
   reorder(order: readonly string[]): boolean {
     const byId = new Map(this.queue.map((q) => [q.id, q] as const));
-    if (order.length !== this.queue.length || new Set(order).size !== order.length || order.some((id) => !byId.has(id))) return false;
+    if (!isReorderOf(order, byId)) return false;
     this.queue.splice(0, this.queue.length, ...order.map((id) => byId.get(id) as TurnInput));
     return true;
   }

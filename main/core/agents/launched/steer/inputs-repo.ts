@@ -17,6 +17,7 @@ import type { Surface } from '../../../../../common/audit';
 import { err, ok, type Result } from '../../../../../common/result';
 import { toRecord, type Row } from './input-row';
 import { stepInput, type InputEvent } from './lifecycle';
+import { isReorderOf } from '../../../../../common/order';
 
 /** A message as accepted. */
 export interface NewInput {
@@ -239,11 +240,7 @@ export class AgentInputsRepo {
     return this.db.transaction((): Result<AgentInputRecord[], InputErrorCode> => {
       const rows = this.queuedStmt.all(session) as Row[];
       const byId = new Map(rows.map((r) => [r.command_id, r] as const));
-      if (
-        order.length !== rows.length ||
-        new Set(order).size !== order.length ||
-        order.some((id) => !byId.has(id))
-      ) {
+      if (!isReorderOf(order, byId)) {
         return err(
           'invalid-order',
           `the order must name each of the ${rows.length} queued messages exactly once`,
