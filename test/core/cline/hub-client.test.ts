@@ -62,6 +62,8 @@ describe('Cline hub client', () => {
     await hub.writeDiscovery(path);
     start(path);
     await until('connected', () => client?.status.state === 'connected');
+    // `connected` follows sending the subscribe; the hub holds it live once it has read it.
+    await until('subscribed', () => hub.subscriptions.length === 1);
     expect(hub.commands[0]).toMatchObject({
       command: 'client.register',
       payload: { clientId: 'aep-test', capabilities: [{ name: 'approval.respond' }] },
@@ -103,6 +105,7 @@ describe('Cline hub client', () => {
     await hub.writeDiscovery(path);
     start(path);
     await until('connected', () => client?.status.state === 'connected');
+    await until('subscribed', () => hub.subscriptions.length === 1);
     const recorded = recordedEvents('frames-ab2.jsonl');
     const half = Math.floor(recorded.length / 2);
     hub.publish(recorded.slice(0, half));
