@@ -3,7 +3,8 @@
 // Usage: node mock-acp-agent.mjs [--mode=MODE] [--init-delay=MS] [--turn-delay=MS] [--record=FILE] [--no-load]
 // Modes (add one by adding a case to MODES below):
 //   normal      a turn = tool_call, tool completed, a text chunk, usage, end_turn with usage
-//   crash       exits with code 3 in the middle of the turn (after the tool call)
+//   crash       exits with code 3 in the middle of the turn (after the tool call); --exit-code=N
+//               exits with N instead (0: an agent that quits cleanly with its turn still running)
 //   hang        never answers session/prompt (and ignores session/cancel)
 //   garbage     writes non-JSON and non-JSON-RPC lines between the updates
 //   permission  asks session/request_permission before the tool runs; reject → tool failed
@@ -63,7 +64,7 @@ const MODES = {
     }
     if (mode === 'crash') {
       await sleep(20);
-      process.exit(3);
+      process.exit(args['exit-code'] === undefined ? 3 : Number(args['exit-code']));
     }
     // --tool-delay=MS: the tool call stays open (requested, not settled) that long.
     if (toolDelay > 0) await sleep(toolDelay);

@@ -14,6 +14,7 @@ import { vendorsApi } from '../api/vendors-api';
 import type { DaemonContext, Disposer, Feature } from '../daemon-context';
 import { createLogger } from '../logger';
 import { EpochsRepo } from '../store/epochs-repo';
+import { openAttentionLookup } from '../store/open-attention';
 import { acquireAgentPorts } from './agent-ports';
 import type { KillSwitch } from './steering/kill-switch';
 import { PermissionLoop, realScheduler, type Scheduler } from './steering/permission-loop';
@@ -103,6 +104,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       channel: emitter,
       adapter: vendorAdapter,
       durable,
+      openRequests: openAttentionLookup(ctx.db),
     });
     const tracker = new SessionTracker({
       sessions,
@@ -156,6 +158,8 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     // What a previous run left queued is settled before any new hook can deliver it.
     engine.reconcile();
     tracker.restore();
+    // Permission hooks a crashed daemon held are gone with it: their requests are dismissed.
+    permissions.reconcile();
 
     unsubscribers.push(
       killSwitch.onFlip((enabled, by) => {

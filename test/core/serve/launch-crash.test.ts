@@ -152,4 +152,46 @@ describe('serve crash with launched sessions', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });
+
+  it('a permission card open at kill -9 is dismissed after the restart, before the run fails and the session ends', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'aep-launch-crash-'));
+    dirs.push(root);
+    const dataDir = join(root, 'data');
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    const first = spawnServe(['--port', '0', '--data-dir', dataDir]);
+    children.push(first);
+    const url = await ready(first);
+    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const patched = await fetch(`${url}/api/settings`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ 'agents.qwen-code.command': [process.execPath, MOCK, '--ignore-eof', '--mode=permission'] }),
+    });
+    expect(patched.status).toBe(200);
+    const launched = await fetch(`${url}/api/launch`, { method: 'POST', headers, body: JSON.stringify({ agent: 'qwen-code', cwd, prompt: 'needs permission' }) });
+    const session = ((await launched.json()) as Json).session;
+    const pid = ((await (await fetch(`${url}/api/launched`, { headers })).json()) as Json[])[0].pid as number;
+    pids.push(pid);
+    await streamUntil(url, token, (events) => has(events, session, 'attention.requested'));
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = spawnServe(['--port', '0', '--data-dir', dataDir]);
+    children.push(second);
+    const url2 = await ready(second);
+    const own = (await streamUntil(url2, token, (all) => has(all, session, 'session.ended'))).filter((e) => e.session === session);
+    const card = own.find((e) => e.type === 'attention.requested') as AepEvent;
+    const closing = own.filter((e) => e.subject === card.id && (e.type === 'attention.resolved' || e.type === 'attention.timeout'));
+    expect(closing).toHaveLength(1);
+    expect(closing[0]).toMatchObject({ type: 'attention.resolved', cause: card.id, data: { resolution: 'dismissed' } });
+    const failed = own.find((e) => e.type === 'run.failed') as AepEvent;
+    const ended = own.find((e) => e.type === 'session.ended') as AepEvent;
+    expect(own.indexOf(closing[0])).toBeLessThan(own.indexOf(failed));
+    expect(own.indexOf(failed)).toBeLessThan(own.indexOf(ended));
+    const verdict = validateStream(own);
+    expect(verdict.ok, verdict.ok ? '' : verdict.error.message).toBe(true);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
 });

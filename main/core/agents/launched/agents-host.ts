@@ -257,7 +257,7 @@ export class AgentsHost {
       const reason = `the daemon stopped unexpectedly while the session ran${killed ? ' (its agent process was ended)' : ''}`;
       this.deps.repo.setState(row.agent, row.session, resumable ? 'resumable' : 'ended', this.deps.clock(), reason);
       const emitter = this.deps.emitter(row.agent);
-      // The turns it left running end first, failed, each caused by its own run.started; before
+      // The turns it left running end, failed, each caused by its own run.started; before
       // each, the tool calls that turn left open fail too, each caused by its tool.requested.
       const context = this.deps.mapping();
       const failed = this.deps.repo.openRuns(row.source, row.session).flatMap((open) => {
@@ -265,7 +265,12 @@ export class AgentsHost {
         const event = runFailed('daemon-stopped', RUN_STOPPED, { ...newTurnMappingState(), run: open.run }, context);
         return event ? [...tools, { ...event, cause: open.startedId }] : tools;
       });
-      const stamped = emitter.stampMapped(row.session, failed);
+      // Permission requests the dead daemon held can no longer be answered: dismissed, first.
+      const dismissed = this.deps.repo.openAttention(row.source, row.session).map((id) => ({
+        type: 'attention.resolved', subject: id, cause: id, capture: 'metadata' as const, data: { resolution: 'dismissed' },
+      }));
+      const stamped = emitter.stamp(row.session, dismissed);
+      stamped.push(...emitter.stampMapped(row.session, failed));
       stamped.push(...emitter.stamp(row.session, [{ type: 'session.ended', capture: 'metadata', data: { reason: 'error' } }]));
       void emitter.send(stamped).catch(() => undefined);
       this.deps.audit({ actor: 'daemon', surface: 'daemon', action: 'agent.reconciled', session: row.session, commandId: null, outcome: resumable ? 'resumable' : 'ended', detail: { agent: row.agent, pid: row.pid, killed, reason } });

@@ -5,6 +5,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AgentId, AgentProtocol, LaunchedState } from '../../../../common/agents';
 import { isAgentId } from '../../../../common/agents';
+import { openAttentionLookup } from '../../store/open-attention';
 
 /** One row as the core uses it. */
 export interface LaunchedRow {
@@ -99,6 +100,8 @@ export class LaunchedRepo {
   private readonly openStmt: Statement<[]>;
   private readonly openRunsStmt: Statement<[string, string]>;
   private readonly openToolsStmt: Statement<[string, string, string]>;
+  /** The ids of a session's attention requests the stored events left open (stream order). */
+  readonly openAttention: (source: string, session: string) => string[];
 
   constructor(db: Database) {
     this.insert = db.prepare(`
@@ -133,6 +136,7 @@ export class LaunchedRepo {
                           AND json_extract(t.json, '$.subject') = json_extract(s.json, '$.subject')
                           AND json_extract(t.json, '$.run') = json_extract(s.json, '$.run'))
       ORDER BY s.ord_epoch, s.ord_seq, s.ord_tie, s.n`);
+    this.openAttention = openAttentionLookup(db);
   }
 
   /** Records a started (or resumed) session. */

@@ -204,7 +204,8 @@ export class LaunchedSession {
   /** The agent process went away: the open run fails, queued inputs drop, the session ends with the reason. */
   exited(exit: AgentExit): void {
     if (this.ended) return;
-    this.finish(exit.code === 0 && exit.signal === null ? 'normal' : 'error', exit.reason);
+    // Even a clean exit fails a turn it left running: nobody cancelled it, the agent went away.
+    this.finish(exit.code === 0 && exit.signal === null ? 'normal' : 'error', exit.reason, undefined, true);
   }
 
   /** A message arrived from the agent. */
@@ -247,31 +248,38 @@ export class LaunchedSession {
     return this.chain;
   }
 
-  private finish(reason: 'normal' | 'killed' | 'error', detail: string, cause?: string): void {
+  /**
+   * Ends the session's record in stream order: open permission requests dismissed, the open run's
+   * unsettled tool calls failed (each caused by its request), the run itself (cancelled when the
+   * session was ended on purpose, failed when the agent went away), then `session.ended`.
+   */
+  private finish(reason: 'normal' | 'killed' | 'error', detail: string, cause?: string, agentGone = false): void {
     this.state = 'ended';
     this.endReason = detail;
     this.cancelWatchdog();
     this.dismissPermissions();
     this.controller.dropAll('session-ended');
-    if (this.turn.run !== null && reason !== 'error') {
-      // Ended on purpose while a turn ran: the run is cancelled, by the command or the shutdown.
-      const by = cause !== undefined ? 'control' : detail === 'daemon shutdown' ? 'shutdown' : 'user';
-      void this.emitMapped([{ ...runEnded({ stopReason: 'cancelled', raw: {} }, this.turn, this.deps.mapping(), by), ...(cause ? { cause } : {}) }]);
-    }
     const run = this.turn.run;
     if (run !== null) {
-      // Tool calls the dead agent never settled fail with the run, each caused by its request.
+      const gone = agentGone || reason === 'error';
       const context = this.deps.mapping();
-      const tools = [...this.openTools].map(([callId, name]) => toolAbandoned({ callId, name }, run, 'agent-exited', detail, context));
+      const why = gone ? 'agent-exited' : 'session-ended';
+      const tools = [...this.openTools].map(([callId, name]) => toolAbandoned({ callId, name }, run, why, detail, context));
       for (const [callId] of this.openTools) {
         const known = this.turn.tools.get(callId);
         if (known) known.settled = true;
       }
       this.openTools.clear();
       if (tools.length > 0) void this.emitMapped(tools);
+      if (gone) {
+        const failed = runFailed('agent-exited', detail, this.turn, context);
+        if (failed) void this.emitMapped([failed]);
+      } else {
+        // Ended on purpose while a turn ran: the run is cancelled, by the command or the shutdown.
+        const by = cause !== undefined ? 'control' : detail === 'daemon shutdown' ? 'shutdown' : 'user';
+        void this.emitMapped([{ ...runEnded({ stopReason: 'cancelled', raw: {} }, this.turn, context, by), ...(cause ? { cause } : {}) }]);
+      }
     }
-    const failed = runFailed('agent-exited', detail, this.turn, this.deps.mapping());
-    if (failed) void this.emitMapped([failed]);
     void this.emit([{ type: 'session.ended', capture: 'metadata', data: { reason, runs: this.runs, duration_ms: Math.max(0, this.deps.clock() - this.startedAtMs) }, ...(cause ? { cause } : {}) }]);
     this.deps.emitter.release(this.session);
     this.deps.onState('ended', detail);

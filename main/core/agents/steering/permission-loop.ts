@@ -38,6 +38,8 @@ export interface PermissionLoopDeps {
   readonly adapter: (vendor: VendorId) => VendorAdapter;
   /** Commits the ack or attention events with what they report (default: sent after the fact). */
   readonly durable?: DurableLog;
+  /** The ids of a session's attention requests its stored events left open (for `reconcile`). */
+  readonly openRequests?: (source: string, session: string) => string[];
 }
 
 interface Pending {
@@ -203,6 +205,41 @@ export class PermissionLoop {
    */
   async close(): Promise<void> {
     await Promise.all([...this.pending.keys()].map((id) => this.dismiss(id)));
+  }
+
+  /**
+   * After a crash: the hooks a previous daemon held were hung up on when it died (their vendors fell
+   * back to their own dialogs), so each request it left open is dismissed, with an audit row, and
+   * the session's open-attention count is cleared. Returns how many were dismissed.
+   */
+  reconcile(): number {
+    const open = this.deps.openRequests;
+    if (!open) return 0;
+    let dismissed = 0;
+    for (const row of this.deps.sessions.live()) {
+      if (row.pendingAttention <= 0 || row.vendor === null) continue;
+      const vendor = row.vendor;
+      const ids = open(row.source, row.session);
+      const channel = this.deps.channel(vendor);
+      this.durable.commit((keep) => {
+        this.deps.sessions.adjustPendingAttention(row.source, row.session, -row.pendingAttention);
+        if (ids.length === 0) return;
+        keep(channel, channel.stamp(row.session, ids.map((id) => ({ type: 'attention.resolved', subject: id, cause: id, data: { resolution: 'dismissed' as const } }))));
+        for (const id of ids) {
+          this.deps.audit({
+            actor: 'daemon',
+            surface: 'daemon',
+            action: 'permission.dismissed',
+            session: row.session,
+            commandId: null,
+            outcome: 'dismissed',
+            detail: { request: id, reason: 'the daemon stopped while the hook was held' },
+          });
+        }
+      });
+      dismissed += ids.length;
+    }
+    return dismissed;
   }
 
   private timeout(id: string, holdMs: number): void {

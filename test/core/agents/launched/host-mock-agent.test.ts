@@ -163,6 +163,40 @@ describe('launching and driving a mock ACP agent', () => {
     expect(launched.json[0]).toMatchObject({ session, state: 'ended', endReason: 'agent exited with code 3' });
   });
 
+  it('an agent quitting cleanly (code 0) mid-turn fails the run, agent-exited, never cancelled', async () => {
+    d = await startAgentsDaemon();
+    c = await Consumer.connect(d.url, d.daemon.tokens.operator);
+    const { session } = await launch(['--mode=crash', '--exit-code=0'], 'quit please');
+    const failed = await c.waitEvent(terminal(session), 'run end');
+    expect(failed).toMatchObject({ type: 'run.failed', data: { reason: 'agent-exited' } });
+    expect(await c.waitEvent((e) => e.session === session && e.type === 'session.ended', 'ended')).toMatchObject({ data: { reason: 'normal' } });
+    const events = c.of(session);
+    const settled = events.filter((e) => e.type === 'tool.failed');
+    expect(settled).toHaveLength(1);
+    expect(settled[0]).toMatchObject({ data: { error: { type: 'agent-exited' } } });
+    expect(events.indexOf(settled[0])).toBeLessThan(events.indexOf(failed));
+    expect(events.some((e) => e.type === 'run.cancelled')).toBe(false);
+    const verdict = validateStream(events as never);
+    expect(verdict.ok, verdict.ok ? '' : verdict.error.message).toBe(true);
+  });
+
+  it('ending a session on purpose with a tool call open settles the call before the cancelled run', async () => {
+    d = await startAgentsDaemon();
+    c = await Consumer.connect(d.url, d.daemon.tokens.operator);
+    const { session } = await launch(['--tool-delay=30000'], 'long tool');
+    const requested = await c.waitEvent((e) => e.session === session && e.type === 'tool.requested', 'tool');
+    await d.api('POST', '/api/launched/end', { session });
+    const cancelled = await c.waitEvent(terminal(session), 'run end');
+    expect(cancelled).toMatchObject({ type: 'run.cancelled', data: { by: 'user' } });
+    await c.waitEvent((e) => e.session === session && e.type === 'session.ended', 'ended');
+    const events = c.of(session);
+    const settled = events.find((e) => e.type === 'tool.failed' && e.subject === requested.subject) as Json;
+    expect(settled).toMatchObject({ cause: requested.id, data: { error: { type: 'session-ended' } } });
+    expect(events.indexOf(settled)).toBeLessThan(events.indexOf(cancelled));
+    const verdict = validateStream(events as never);
+    expect(verdict.ok, verdict.ok ? '' : verdict.error.message).toBe(true);
+  });
+
   it('skips stdout lines that are not JSON-RPC and goes on', async () => {
     d = await startAgentsDaemon();
     c = await Consumer.connect(d.url, d.daemon.tokens.operator);
