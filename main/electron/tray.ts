@@ -2,7 +2,7 @@
  * The tray icon: maps the pure tray model (tray-items.ts) to Electron's Tray and Menu. The Tray
  * lives in a module-level variable because a Tray that is garbage-collected disappears.
  */
-import { app, Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
 import { trayBadge, trayIconName, trayItems, trayTooltip, type TrayAction, type TrayIconName, type TrayItem, type TrayState } from './tray-items';
 
 let tray: Tray | null = null;
@@ -57,12 +57,21 @@ export function updateTray(state: TrayState): void {
   const badge = trayBadge(state);
   if (process.platform === 'darwin') tray.setTitle(badge.text);
   app.setBadgeCount(badge.count);
+  // Windows has no badge count: the taskbar button of each window carries an overlay icon instead.
+  if (process.platform === 'win32') showOverlay(badge.count > 0 ? deps.iconPath('attention') : null, badge.sentence ?? '');
   tray.setContextMenu(Menu.buildFromTemplate(template(trayItems(state), deps.onAction)));
+}
+
+/** Sets (or, with null, clears) the taskbar overlay icon of every window, with its spoken description. */
+function showOverlay(iconPath: string | null, description: string): void {
+  const image = iconPath === null ? null : nativeImage.createFromPath(iconPath);
+  for (const window of BrowserWindow.getAllWindows()) if (!window.isDestroyed()) window.setOverlayIcon(image, description);
 }
 
 /** Removes the tray (at quit). */
 export function destroyTray(): void {
   app.setBadgeCount(0);
+  if (process.platform === 'win32') showOverlay(null, '');
   tray?.destroy();
   tray = null;
   shownIcon = null;
