@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Entry of the `aep-companion` command. Runs the bundled CLI; builds it first when missing
 // (a fresh checkout), so `npm run serve` works straight after `npm install`. `hook` goes straight
-// to the shim's own bundle (hook.js, importing only node:net), and touches nothing else on its way:
-// a vendor runs it for every hook, and it is timed against `node -e 0`.
+// to the shim's own bundle (hook.cjs, requiring only node:*), and touches nothing else on its way.
+// (The installed hook commands run the installer's CommonJS shim, not this ES-module entry.)
 const hook = process.argv[2] === 'hook';
-const entry = new URL(hook ? '../out/cli/hook.js' : '../out/cli/index.js', import.meta.url);
+const entry = new URL(hook ? '../out/cli/hook.cjs' : '../out/cli/index.js', import.meta.url);
 
 /** Builds out/cli when the entry is absent (a fresh checkout), then loads it. */
 async function load() {

@@ -1,6 +1,7 @@
 // Bundles the plain-Node command line (main/cli) into out/cli with esbuild.
-// Commands load lazily (code splitting); `aep-companion hook` has an entry of its own (hook.js, one
-// file importing only node:*), so the shim starts without the rest of the command line.
+// Commands load lazily (code splitting); `aep-companion hook` has an entry of its own (hook.cjs, one
+// CommonJS file requiring only node:*), so the shim starts without the rest of the command line and
+// without Node's ES-module loader.
 import { build } from 'esbuild';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The hook shim's tables (`held`, `empty` per vendor), computed from the vendor adapters by
+ * The hook shim's tables (`held`, `heldMs`, `empty` per vendor), computed from the vendor adapters by
  * main/core/installer/shim-tables.ts, as the installed launcher's are. The module is bundled to a
  * scratch file under node_modules/.cache (so its packages resolve), imported once, then removed.
  */
@@ -19,8 +20,8 @@ export async function hookTables() {
       absWorkingDir: root,
       stdin: {
         contents:
-          "import { emptyOutputTable, heldMomentsTable } from './main/core/installer/shim-tables';\n" +
-          'export const tables = { held: heldMomentsTable(), empty: emptyOutputTable() };\n',
+          "import { emptyOutputTable, heldDeadlineTable, heldMomentsTable } from './main/core/installer/shim-tables';\n" +
+          'export const tables = { held: heldMomentsTable(), heldMs: heldDeadlineTable(), empty: emptyOutputTable() };\n',
         resolveDir: root,
         loader: 'ts',
       },
@@ -45,11 +46,34 @@ export async function hookTables() {
 }
 
 /**
- * Builds out/cli/index.js and out/cli/hook.js (or into `outdir`, relative to the repository root);
+ * Builds out/cli/index.js and out/cli/hook.cjs (or into `outdir`, relative to the repository root);
  * exported so bin/aep-companion.mjs can build on first use and tests can bundle a private copy.
  */
 export async function buildCli({ outdir = 'out/cli', logLevel = 'warning' } = {}) {
-  const common = {
+  const common = await commonOptions(outdir, logLevel);
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: ['main/cli/index.ts'],
+      splitting: true,
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    }),
+    buildHookShim({ outdir, logLevel }, common),
+  ]);
+}
+
+/** Builds only the hook shim's bundle, `<outdir>/hook.cjs` (what the installer installs). */
+export async function buildHookShim({ outdir = 'out/cli', logLevel = 'warning' } = {}, common = undefined) {
+  await build({
+    ...(common ?? (await commonOptions(outdir, logLevel))),
+    entryPoints: { hook: 'main/cli/hook-entry.ts' },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+  });
+}
+
+async function commonOptions(outdir, logLevel) {
+  return {
     absWorkingDir: root,
     outdir,
     bundle: true,
@@ -61,15 +85,6 @@ export async function buildCli({ outdir = 'out/cli', logLevel = 'warning' } = {}
     logLevel,
     define: { AEP_HOOK_TABLES: JSON.stringify(await hookTables()) },
   };
-  await Promise.all([
-    build({
-      ...common,
-      entryPoints: ['main/cli/index.ts'],
-      splitting: true,
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    }),
-    build({ ...common, entryPoints: { hook: 'main/cli/commands/hook.ts' } }),
-  ]);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -9,6 +9,8 @@
 /** Which moments the daemon may hold, and what a command hook prints as "nothing to say", per vendor. */
 export interface HookTables {
   readonly held: Readonly<Record<string, readonly string[]>>;
+  /** The deadline on a held moment, in ms: inside the vendor's own hook timeout there. */
+  readonly heldMs: Readonly<Record<string, number>>;
   readonly empty: Readonly<Record<string, string>>;
 }
 

@@ -360,6 +360,7 @@ describe('wizard logic', () => {
     const diff = '===================================================================\n--- a\n+++ b\n@@ -1,2 +1,3 @@\n {\n-  "x": 1\n+  "x": 2,\n+  "hooks": {}\n';
     expect(diffLines(diff).map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'ctx', 'del', 'add', 'add']);
     expect(diffStat(diff)).toEqual({ added: 2, removed: 1 });
+    expect(isLauncherFile('/d/bin/aep-companion-hook.cjs')).toBe(true);
     expect(isLauncherFile('/d/bin/aep-companion-hook.mjs')).toBe(true);
     expect(isLauncherFile('/h/.claude/settings.json')).toBe(false);
     expect(hookArrived(undefined, undefined)).toBe(false);

@@ -1,28 +1,19 @@
 /** Gemini CLI launched as `gemini --acp` (found on PATH, API key from the environment → ACP authenticate) against the Gemini stub: launch and a turn. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startGeminiStub } from '../support/model-stubs/gemini-stub';
-import type { StubServer } from '../support/model-stubs/stub-server';
-import { openLaunchRig, type LaunchRig } from './launch-rig';
+import { closeRigsAfterEach, openTestRig, TERMINAL } from './launch-rig';
 
 type Json = Record<string, unknown>;
-let rig: LaunchRig | null = null;
-let stub: StubServer | null = null;
-afterEach(async () => {
-  await rig?.close();
-  await stub?.close();
-  rig = null;
-  stub = null;
-});
+closeRigsAfterEach();
 
 describe('Gemini CLI through gemini --acp', () => {
   it('launches a session and runs a turn (its tool permission answered from the inbox) to run.finished', async () => {
-    stub = await startGeminiStub([{ shell: 'echo gemini-launched' }, { text: 'All done.' }]);
-    rig = await openLaunchRig('gemini-cli', stub);
+    const rig = await openTestRig('gemini-cli', await startGeminiStub([{ shell: 'echo gemini-launched' }, { text: 'All done.' }]));
     const res = await rig.d.api<Json>('POST', '/api/launch', { agent: 'gemini-cli', cwd: rig.cwd, prompt: 'Run echo gemini-launched.' });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.capabilities).toMatchObject({ agentInfo: { name: 'gemini-cli', version: '0.61.0' } });
     const session = String(res.json.session);
-    const isEnd = (e: Json) => e.session === session && ['run.finished', 'run.failed', 'run.cancelled'].includes(String(e.type));
+    const isEnd = (e: Json) => e.session === session && TERMINAL.includes(String(e.type));
     const card = await rig.c.waitEvent((e) => (e.session === session && e.type === 'attention.requested') || isEnd(e), 'card or end', 150_000);
     if (card.type === 'attention.requested') {
       const options = (card.data as { options: { id: string; kind: string }[] }).options;

@@ -1,30 +1,18 @@
 /** Qwen Code launched as `qwen --acp` (found on PATH by the catalogue) against the chat-completions stub: launch and a turn. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startChatStub } from '../support/model-stubs/openai-chat-stub';
-import type { StubServer } from '../support/model-stubs/stub-server';
-import { openLaunchRig, type LaunchRig } from './launch-rig';
+import { closeRigsAfterEach, launchWithPrompt, openTestRig, TERMINAL } from './launch-rig';
 
-type Json = Record<string, unknown>;
-let rig: LaunchRig | null = null;
-let stub: StubServer | null = null;
-afterEach(async () => {
-  await rig?.close();
-  await stub?.close();
-  rig = null;
-  stub = null;
-});
+closeRigsAfterEach();
 
 describe('Qwen Code through qwen --acp', () => {
   it('launches a session and runs a turn with a tool call to run.finished; a second prompt queues, never concurrent', async () => {
-    stub = await startChatStub([{ shell: 'echo qwen-launched' }, { text: 'All done.' }]);
-    rig = await openLaunchRig('qwen-code', stub);
-    const res = await rig.d.api<Json>('POST', '/api/launch', { agent: 'qwen-code', cwd: rig.cwd, prompt: 'Run echo qwen-launched.' });
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    const session = String(res.json.session);
+    const rig = await openTestRig('qwen-code', await startChatStub([{ shell: 'echo qwen-launched' }, { text: 'All done.' }]));
+    const session = await launchWithPrompt(rig, 'qwen-code', 'Run echo qwen-launched.');
     const started = await rig.c.waitEvent((e) => e.session === session && e.type === 'run.started', 'run');
     const second = rig.c.command('x.qwen-code.control.send_input', session, { text: 'And again.' }, { capture: 'redacted' });
     expect(await rig.c.ack(second)).toMatchObject({ type: 'control.accepted' });
-    const first = await rig.c.waitEvent((e) => e.run === started.run && ['run.finished', 'run.failed', 'run.cancelled'].includes(String(e.type)), 'first run end', 150_000);
+    const first = await rig.c.waitEvent((e) => e.run === started.run && TERMINAL.includes(String(e.type)), 'first run end', 150_000);
     expect(first, rig.c.types(session).join(',')).toMatchObject({ type: 'run.finished', data: { stop_reason: 'end_turn' } });
     expect(rig.c.types(session)).toContain('tool.completed');
     const next = await rig.c.waitEvent((e) => e.cause === second && e.type === 'run.started', 'second run', 60_000);

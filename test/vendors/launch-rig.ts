@@ -129,14 +129,14 @@ export async function openLaunchRig(vendor: LaunchVendor, stub: StubServer, clau
 /** The events that end a run. */
 export const TERMINAL = ['run.finished', 'run.failed', 'run.cancelled'];
 
-/** The rigs opened by `openSteerRig` (with their stubs) that are still open. */
-const steerRigs: { rig: LaunchRig; stub: StubServer }[] = [];
+/** The rigs (with their stubs) opened by `openTestRig` or `openSteerRig` that are still open. */
+const testRigs: { rig: LaunchRig; stub: StubServer }[] = [];
 
 /**
- * A rig with mid-turn steering on (`features.midTurnSteering`), the start of every steer test. The
- * rig, then its stub, are closed after the test by `closeSteerRigsAfterEach` (a failed open closes the stub).
+ * A rig for one test: the rig, then its stub, are closed after the test by `closeRigsAfterEach`
+ * (a failed open closes the stub).
  */
-export async function openSteerRig(vendor: LaunchVendor, stub: StubServer, claudeSettings: Record<string, unknown> = {}): Promise<LaunchRig> {
+export async function openTestRig(vendor: LaunchVendor, stub: StubServer, claudeSettings: Record<string, unknown> = {}): Promise<LaunchRig> {
   let rig: LaunchRig;
   try {
     rig = await openLaunchRig(vendor, stub, claudeSettings);
@@ -144,15 +144,21 @@ export async function openSteerRig(vendor: LaunchVendor, stub: StubServer, claud
     await stub.close();
     throw error;
   }
-  steerRigs.push({ rig, stub });
+  testRigs.push({ rig, stub });
+  return rig;
+}
+
+/** A test rig (`openTestRig`) with mid-turn steering on (`features.midTurnSteering`), the start of every steer test. */
+export async function openSteerRig(vendor: LaunchVendor, stub: StubServer, claudeSettings: Record<string, unknown> = {}): Promise<LaunchRig> {
+  const rig = await openTestRig(vendor, stub, claudeSettings);
   rig.d.daemon.context.settings.set({ 'features.midTurnSteering': true });
   return rig;
 }
 
-/** Registers, for the calling test file, the closing of every steer rig and its stub after each test. */
-export function closeSteerRigsAfterEach(): void {
+/** Registers, for the calling test file, the closing of every test rig and its stub after each test. */
+export function closeRigsAfterEach(): void {
   afterEach(async () => {
-    for (const { rig, stub } of steerRigs.splice(0)) {
+    for (const { rig, stub } of testRigs.splice(0)) {
       await rig.close();
       await stub.close();
     }

@@ -13,7 +13,7 @@ import {
 } from '../support/model-stubs/anthropic-stub';
 import type { StubServer } from '../support/model-stubs/stub-server';
 import {
-  closeSteerRigsAfterEach,
+  closeRigsAfterEach,
   launchedSteer,
   launchWithPrompt,
   openSteerRig,
@@ -24,7 +24,7 @@ import {
 type Json = Record<string, unknown>;
 let rig: LaunchRig | null = null;
 let stub: StubServer | null = null;
-closeSteerRigsAfterEach();
+closeRigsAfterEach();
 
 describe('Claude Code: mid-turn steering through the bridge', () => {
   it('steer during a tool call → Steered, the text right after the tool result, usage once, one run.finished', async () => {

@@ -11,12 +11,12 @@ import {
   startResponsesStub,
 } from '../support/model-stubs/openai-responses-stub';
 import type { StubServer } from '../support/model-stubs/stub-server';
-import { closeSteerRigsAfterEach, openSteerRig, TERMINAL, type LaunchRig } from './launch-rig';
+import { closeRigsAfterEach, openSteerRig, TERMINAL, type LaunchRig } from './launch-rig';
 
 type Json = Record<string, unknown>;
 let rig: LaunchRig | null = null;
 let stub: StubServer | null = null;
-closeSteerRigsAfterEach();
+closeRigsAfterEach();
 
 describe('Codex: turn/steer', () => {
   it('a steer while the tool runs → Steered (turn-steer), the text in the same turn, one run.finished', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { startChatStub } from '../support/model-stubs/openai-chat-stub';
 import type { StubServer } from '../support/model-stubs/stub-server';
 import {
-  closeSteerRigsAfterEach,
+  closeRigsAfterEach,
   launchedSteer,
   launchWithPrompt,
   openSteerRig,
@@ -17,7 +17,7 @@ import {
 
 let rig: LaunchRig | null = null;
 let stub: StubServer | null = null;
-closeSteerRigsAfterEach();
+closeRigsAfterEach();
 
 describe('Qwen Code: queue only, never concurrent', () => {
   it('a now-delivery while generating queues with the reason and runs after the first turn finished', async () => {

@@ -4,7 +4,9 @@
  * construction: whatever goes wrong (daemon down, slow, refusing), it prints the vendor's empty reply
  * (`{}`, or nothing at all for Codex) and exits 0 well inside the vendor's hook timeout. It imports
  * nothing of the daemon: it is timed against `node -e 0`. Its per-vendor tables (held moments, empty
- * reply) are built in from the vendor adapters (../hook-tables.ts), as the installed launcher's are.
+ * reply, held deadline) are built in from the vendor adapters and installers (../hook-tables.ts).
+ * Its bundle (out/cli/hook.cjs) is also what the installer installs as the data directory's hook
+ * shim (see `RunOptions.installedIn`).
  */
 import { isVendorId } from '../../../common/vendors';
 import { exchange } from '../hook-exchange';
@@ -30,8 +32,32 @@ export const emptyReplyFor = (
 
 /** Deadline for an ordinary hook: far inside every vendor's timeout (Claude Code's SessionEnd budget is 1.5 s+). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
-/** Deadline when the permission loop may hold the reply (above the daemon's default hold of 50 s). */
-export const HELD_TIMEOUT_MS = 58_000;
+
+/**
+ * Deadline on a held moment of `vendor`: inside the vendor's own hook timeout there, from its
+ * installer's `heldTimeoutS` (main/core/installer/shim-tables.ts); the ordinary one otherwise.
+ */
+export const heldTimeoutFor = (vendor: string, tables: HookTables | null = HOOK_TABLES): number =>
+  tables && Object.hasOwn(tables.heldMs, vendor) ? tables.heldMs[vendor] : DEFAULT_TIMEOUT_MS;
+
+/**
+ * What the shim reached, as `AEP_HOOK_DOCTOR=1` prints it on stderr (one `{"aepHookDoctor":…}`
+ * line, read by the installer's doctor): the URL posted to, the reply's status, the problem, or
+ * whether the reply was a JSON object to print (`json`) or the daemon's "nothing to say" (`empty`).
+ */
+export interface HookReport {
+  url?: string;
+  status?: number;
+  error?: string;
+  reply?: 'json' | 'empty';
+}
+
+/** The outcome of a post: what to print, the problem if any, and the doctor's report. */
+export interface HookResult {
+  readonly out: string;
+  readonly problem: string | null;
+  readonly report: HookReport;
+}
 
 /** True for the moments the daemon may hold while the operator decides, from the vendor's adapter. */
 export function isHeldMoment(
@@ -62,26 +88,35 @@ function readStdin(): Promise<Buffer> {
   });
 }
 
-/** What the shim prints for a reply of `status` with body `text`, and the problem if any. */
-function interpret(
-  status: number,
-  body: string,
-  empty: string,
-): { out: string; problem: string | null } {
+/** What the shim prints for a reply of `status` with body `text` from `url`, the problem if any, and the report. */
+function interpret(url: string, status: number, body: string, empty: string): HookResult {
   const text = body.trim();
+  const failed = (error: string, problem = error): HookResult => ({
+    out: empty,
+    problem,
+    report: { url, status, error },
+  });
   if (status < 200 || status >= 300)
-    return { out: empty, problem: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}` };
-  if (text === '') return { out: empty, problem: null };
+    return failed(`HTTP ${status}`, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+  if (text === '') return { out: empty, problem: null, report: { url, status } };
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      return { out: empty, problem: 'reply is not a JSON object' };
-    if (Object.keys(parsed).length === 0) return { out: empty, problem: null };
+      return failed('reply is not a JSON object');
+    if (Object.keys(parsed).length === 0)
+      return { out: empty, problem: null, report: { url, status, reply: 'empty' } };
   } catch {
-    return { out: empty, problem: 'reply is not JSON' };
+    return failed('reply is not JSON');
   }
-  return { out: text, problem: null };
+  return { out: text, problem: null, report: { url, status, reply: 'json' } };
 }
+
+/** A failure before or without a reply: the empty reply, the problem, and the report. */
+const failure = (empty: string, error: string, url?: string): HookResult => ({
+  out: empty,
+  problem: error,
+  report: url === undefined ? { error } : { url, error },
+});
 
 /**
  * Posts the payload; resolves with the text to print (never rejects). `empty` is printed on failure
@@ -96,13 +131,15 @@ export async function postHook(
   body: Buffer | Promise<Buffer>,
   timeoutMs: number | ((payload: Buffer) => number),
   empty = EMPTY_REPLY,
-): Promise<{ out: string; problem: string | null }> {
+): Promise<HookResult> {
+  const where = url.toString();
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   const payload = Promise.resolve(body);
   const deadline = (sent: Buffer): number =>
     typeof timeoutMs === 'function' ? timeoutMs(sent) : timeoutMs;
   if (url.protocol === 'https:') return postTls(url, headers, payload, deadline, empty);
+  if (url.protocol !== 'http:') return failure(empty, `the daemon URL ${where} is not http: or https:`, where);
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const abandon = exchange(
@@ -114,13 +151,17 @@ export async function postHook(
           const ms = deadline(sent);
           timer = setTimeout(() => {
             abandon();
-            resolve({ out: empty, problem: `no reply within ${ms} ms` });
+            resolve(failure(empty, `no reply within ${ms} ms`));
           }, ms);
         }),
       (reply) => {
         clearTimeout(timer);
         if (reply === 'abandoned') return;
-        resolve(typeof reply === 'string' ? { out: empty, problem: reply } : interpret(reply.status, reply.body, empty));
+        resolve(
+          typeof reply === 'string'
+            ? failure(empty, reply, where)
+            : interpret(where, reply.status, reply.body, empty),
+        );
       },
     );
   });
@@ -133,12 +174,13 @@ async function postTls(
   body: Promise<Buffer>,
   deadline: (payload: Buffer) => number,
   empty: string,
-): Promise<{ out: string; problem: string | null }> {
+): Promise<HookResult> {
   const { request } = await import('node:https');
+  const where = url.toString();
   return new Promise((resolve) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const finish = (result: { out: string; problem: string | null }): void => {
+    const finish = (result: HookResult): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -148,16 +190,16 @@ async function postTls(
     const req = request(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('error', (e) => finish({ out: empty, problem: e.message }));
+      res.on('error', (e) => finish(failure(empty, e.message, where)));
       res.on('end', () =>
-        finish(interpret(res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), empty)),
+        finish(interpret(where, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), empty)),
       );
     });
-    req.on('error', (e: NodeJS.ErrnoException) => finish({ out: empty, problem: e.code ?? e.message }));
+    req.on('error', (e: NodeJS.ErrnoException) => finish(failure(empty, e.code ?? e.message, where)));
     void body.then((payload) => {
       if (settled) return;
       const ms = deadline(payload);
-      timer = setTimeout(() => finish({ out: empty, problem: `no reply within ${ms} ms` }), ms);
+      timer = setTimeout(() => finish(failure(empty, `no reply within ${ms} ms`)), ms);
       req.setHeader('content-length', payload.length);
       req.end(payload);
     });
@@ -175,53 +217,70 @@ export function hookUrl(base: string, vendor: string, env: NodeJS.ProcessEnv): U
 const replying = (empty: string): string =>
   empty === '' ? 'replying with empty output' : `replying ${empty}`;
 
+/** How the shim was started. */
+export interface RunOptions {
+  /**
+   * Set when the bundle runs as the installed shim (`<dataDir>/bin/aep-companion-hook.cjs`, started
+   * by its launcher): the data directory to use when neither `--data-dir` nor
+   * AEP_COMPANION_DATA_DIR names one (the parent of the script's folder). The installed shim
+   * writes to stderr only the `AEP_HOOK_DOCTOR` report; `aep-companion hook` also says what went
+   * wrong in words.
+   */
+  readonly installedIn?: string;
+}
+
 /** Runs the shim; always exits 0 (a hook must never fail the agent because of us). */
-export async function run(args: string[]): Promise<number> {
+export async function run(args: string[], options: RunOptions = {}): Promise<number> {
   const env = process.env;
+  const installed = options.installedIn !== undefined;
   // Refined once the arguments are parsed; a vendor-first command line is the usual shape.
   let empty = emptyReplyFor(args[0]);
-  let out = empty;
+  let result: HookResult = { out: empty, problem: null, report: {} };
+  const fail = (problem: string, error = problem): HookResult => ({
+    out: empty,
+    problem,
+    report: { error },
+  });
   // Read while the connection opens (readStdin never rejects); read to the end before printing.
   const body = readStdin();
   try {
-    const { positionals, options } = parseArgs(args, ['data-dir']);
-    const vendor = positionals[0];
+    const parsed = parseArgs(args, ['data-dir']);
+    const vendor = parsed.positionals[0];
     empty = emptyReplyFor(vendor);
-    out = empty;
+    result = { out: empty, problem: null, report: {} };
     if (!HOOK_TABLES) {
-      process.stderr.write(
-        `aep-companion hook: this build has no vendor tables (build it with npm run build:cli); ${replying(empty)}\n`,
-      );
+      result = fail('this build has no vendor tables (build it with npm run build:cli)');
     } else if (!isVendorId(vendor)) {
-      process.stderr.write(
-        `aep-companion hook: unknown vendor '${vendor ?? ''}' (expected ${Object.keys(HOOK_TABLES.empty).join(', ')})\n`,
-      );
+      const known = Object.keys(HOOK_TABLES.empty).join(', ');
+      result = fail(`unknown vendor '${vendor ?? ''}' (expected ${known})`, `unknown vendor: ${vendor ?? ''}`);
     } else {
-      const flag = options.get('data-dir');
-      const dataDir = resolveDataDir(typeof flag === 'string' ? flag : undefined, env);
+      const flag = parsed.options.get('data-dir');
+      const dataDir =
+        (typeof flag === 'string' && flag) ||
+        (installed && !env.AEP_COMPANION_DATA_DIR ? options.installedIn : undefined) ||
+        resolveDataDir(undefined, env);
       const timeoutFor = (payload: Buffer): number =>
         Number(env.AEP_HOOK_TIMEOUT_MS) ||
         (env.AEP_PERMISSIONS === '1' && isHeldMoment(payload, vendor)
-          ? HELD_TIMEOUT_MS
+          ? heldTimeoutFor(vendor)
           : DEFAULT_TIMEOUT_MS);
-      const result = await postHook(
-        hookUrl(daemonUrl(dataDir, env), vendor, env),
-        hookToken(dataDir, env),
-        body,
-        timeoutFor,
-        empty,
-      );
-      out = result.out;
-      if (result.problem)
-        process.stderr.write(`aep-companion hook: ${result.problem}; ${replying(empty)}\n`);
+      let url: URL | null = null;
+      try {
+        url = hookUrl(daemonUrl(dataDir, env), vendor, env);
+      } catch {
+        result = fail(`the daemon URL ${daemonUrl(dataDir, env)} is not a URL`, 'bad daemon URL');
+      }
+      if (url) result = await postHook(url, hookToken(dataDir, env), body, timeoutFor, empty);
     }
   } catch (error) {
-    process.stderr.write(
-      `aep-companion hook: ${error instanceof Error ? error.message : String(error)}; ${replying(empty)}\n`,
-    );
-    out = empty;
+    const message = error instanceof Error ? error.message : String(error);
+    result = fail(message);
   }
   await body;
-  await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
+  if (env.AEP_HOOK_DOCTOR === '1')
+    process.stderr.write(`${JSON.stringify({ aepHookDoctor: result.report })}\n`);
+  if (result.problem && !installed)
+    process.stderr.write(`aep-companion hook: ${result.problem}; ${replying(empty)}\n`);
+  await new Promise<void>((resolve) => process.stdout.write(result.out, () => resolve()));
   return 0;
 }

@@ -28,6 +28,8 @@ export interface InstallerEnv {
   readonly platform?: NodeJS.Platform;
   /** The Node runtime recorded in the hook launcher; without it the launcher uses `node` from PATH. */
   readonly runtime?: HookRuntime;
+  /** The hook shim bundle to install (out/cli/hook.cjs); absent: found from the installer's own location. */
+  readonly hookBundle?: string;
   /** Enterprise policy files to inspect per vendor (e.g. Claude Code's managed-settings.json). */
   readonly managedPolicyFiles?: Partial<Record<VendorId, readonly string[]>>;
   /** Where audit rows go; absent means no audit. */

@@ -79,6 +79,11 @@ export interface VendorInstaller {
   probe(entry: OurEntry): HookProbe | null;
   /** Whether `want` uses the command launcher. */
   needsLauncher(want: DesiredHooks): boolean;
+  /**
+   * Seconds: the hook timeout written on the moments the permission loop may hold (with the
+   * permission opt-in). The hook shim's deadline there is derived from it (shim-tables.ts).
+   */
+  readonly heldTimeoutS?: number;
   /** Known traps for this target. */
   warnings(context: WarningContext): Promise<string[]>;
   /**

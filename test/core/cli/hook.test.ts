@@ -11,6 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VENDORS } from '../../../common/vendors';
 import { VENDOR_ADAPTERS } from '../../../main/core/agents/vendors';
+import { VENDOR_INSTALLERS } from '../../../main/core/installer/vendors';
+import { HELD_MARGIN_MS } from '../../../main/core/installer/shim-tables';
 import { buildCli } from '../../../scripts/build-cli.mjs';
 import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
 
@@ -43,6 +45,22 @@ let d: HooksDaemon;
 let silent: Server;
 let silentUrl: string;
 
+/**
+ * Sends the instruction "from the console" (`type`, for `session`) over an operator socket, waits
+ * until it is accepted, then runs `then` with the socket still open.
+ */
+async function withAcceptedInstruction<T>(type: string, session: string, then: () => Promise<T>): Promise<T> {
+  const c = await Consumer.open(d.url, d.daemon.tokens.operator);
+  try {
+    const cmd = command(type, session, { text: 'from the console' });
+    c.send(cmd);
+    await c.event((e) => e.cause === cmd.id && e.type === 'control.accepted');
+    return await then();
+  } finally {
+    c.close();
+  }
+}
+
 beforeAll(async () => {
   await buildCli({ outdir: join(built, 'out', 'cli') });
   mkdirSync(join(built, 'bin'));
@@ -66,17 +84,11 @@ describe('aep-companion hook', () => {
     const env = { AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: d.daemon.tokens.hook, AEP_INSTRUCT: '1' };
     const start = await shim(['claude-code'], JSON.stringify(ccPayload('SessionStart', 'shim-1', { source: 'startup' })), env);
     expect(start).toMatchObject({ code: 0, stdout: '{}' });
-    const c = await Consumer.open(d.url, d.daemon.tokens.operator);
-    try {
-      const cmd = command('x.claude-code.control.instruct', 'shim-1', { text: 'from the console' });
-      c.send(cmd);
-      await c.event((e) => e.cause === cmd.id && e.type === 'control.accepted');
-      const prompt = await shim(['claude-code'], JSON.stringify(ccPayload('UserPromptSubmit', 'shim-1', { prompt: 'go' })), env);
-      expect(prompt.code).toBe(0);
-      expect(JSON.parse(prompt.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'from the console' } });
-    } finally {
-      c.close();
-    }
+    const prompt = await withAcceptedInstruction('x.claude-code.control.instruct', 'shim-1', () =>
+      shim(['claude-code'], JSON.stringify(ccPayload('UserPromptSubmit', 'shim-1', { prompt: 'go' })), env),
+    );
+    expect(prompt.code).toBe(0);
+    expect(JSON.parse(prompt.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'from the console' } });
   });
 
   it("finds the daemon through daemon.json and the token through the data directory's hook-token file", async () => {
@@ -112,17 +124,11 @@ describe('aep-companion hook', () => {
     const codex = (payload: Record<string, unknown>) => shim(['codex'], JSON.stringify({ session_id: 'codex-1', cwd: '/p', ...payload }), env);
     const start = await codex({ hook_event_name: 'SessionStart', source: 'startup' });
     expect(start).toMatchObject({ code: 0, stdout: '' });
-    const c = await Consumer.open(d.url, d.daemon.tokens.operator);
-    try {
-      const cmd = command('x.codex.control.instruct', 'codex-1', { text: 'from the console' });
-      c.send(cmd);
-      await c.event((e) => e.cause === cmd.id && e.type === 'control.accepted');
-      const prompt = await codex({ hook_event_name: 'UserPromptSubmit', turn_id: 't1', prompt: 'go' });
-      expect(prompt.code).toBe(0);
-      expect(JSON.parse(prompt.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'from the console' } });
-    } finally {
-      c.close();
-    }
+    const prompt = await withAcceptedInstruction('x.codex.control.instruct', 'codex-1', () =>
+      codex({ hook_event_name: 'UserPromptSubmit', turn_id: 't1', prompt: 'go' }),
+    );
+    expect(prompt.code).toBe(0);
+    expect(JSON.parse(prompt.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'from the console' } });
   });
 
   it('fails open with empty output for Codex (its no-op) when no daemon listens', async () => {
@@ -135,6 +141,31 @@ describe('aep-companion hook', () => {
     const res = await shim(['gemini'], '{}', { AEP_COMPANION_URL: 'http://127.0.0.1:9' });
     expect(res).toMatchObject({ code: 0, stdout: '{}' });
     expect(res.stderr).toMatch(/unknown vendor/);
+  });
+
+  it('runs as the shim when its CommonJS bundle is started directly (node out/cli/hook.cjs <vendor>)', async () => {
+    const hookCjs = join(built, 'out', 'cli', 'hook.cjs');
+    const env = { AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: d.daemon.tokens.hook };
+    const res = await spawnCli([hookCjs, 'claude-code'], JSON.stringify(ccPayload('SessionStart', 'direct-cjs', { source: 'startup' })), env);
+    expect(res).toMatchObject({ code: 0, stdout: '{}', stderr: '' });
+    const sessions = await fetch(`${d.url}/api/sessions`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } });
+    expect(((await sessions.json()) as { session: string }[]).some((s) => s.session === 'direct-cjs')).toBe(true);
+    // Run directly it is the installed shim: stderr only under AEP_HOOK_DOCTOR, as one JSON report.
+    const downEnv = { AEP_COMPANION_URL: 'http://127.0.0.1:9', AEP_HOOK_TOKEN: 't' };
+    expect(await spawnCli([hookCjs, 'codex'], '{}', downEnv)).toEqual({ code: 0, stdout: '', stderr: '' });
+    const down = await spawnCli([hookCjs, 'codex'], '{}', { ...downEnv, AEP_HOOK_DOCTOR: '1' });
+    expect(down).toMatchObject({ code: 0, stdout: '' });
+    expect(JSON.parse(down.stderr)).toEqual({ aepHookDoctor: { url: 'http://127.0.0.1:9/hooks/codex', error: 'ECONNREFUSED' } });
+  });
+
+  it('run directly, finds its data directory from its own location (the parent of its folder)', async () => {
+    const hookCjs = join(built, 'out', 'cli', 'hook.cjs');
+    writeFileSync(join(built, 'out', 'daemon.json'), JSON.stringify({ url: d.url, pid: process.pid }));
+    writeFileSync(join(built, 'out', 'hook-token'), `${d.daemon.tokens.hook}\n`);
+    const payload = JSON.stringify(ccPayload('SessionStart', 'own-location', { source: 'startup' }));
+    const res = await spawnCli([hookCjs, 'claude-code'], payload, { AEP_HOOK_DOCTOR: '1' });
+    expect(res).toMatchObject({ code: 0, stdout: '{}' });
+    expect(JSON.parse(res.stderr)).toEqual({ aepHookDoctor: { url: `${d.url}/hooks/claude-code`, status: 200, reply: 'empty' } });
   });
 
   it('imports neither the daemon core nor better-sqlite3', () => {
@@ -155,12 +186,18 @@ describe('aep-companion hook', () => {
     expect(files).toContain('main/cli/locate-daemon.ts');
   });
 
-  it("carries every vendor's held moments and empty reply from its adapter, and imports only node:*", async () => {
-    const hookJs = join(built, 'out', 'cli', 'hook.js');
+  it("carries every vendor's held moments and empty reply from its adapter, and requires only node:*", async () => {
+    const hookJs = join(built, 'out', 'cli', 'hook.cjs');
     const mod = (await import(pathToFileURL(hookJs).href)) as typeof import('../../../main/cli/commands/hook');
     expect(VENDORS).toContain('cline');
     expect(mod.HOOK_TABLES).toEqual({
       held: Object.fromEntries(VENDORS.map((v) => [v, [...VENDOR_ADAPTERS[v].heldMoments]])),
+      heldMs: Object.fromEntries(
+        VENDORS.flatMap((v) => {
+          const seconds = VENDOR_INSTALLERS[v].heldTimeoutS;
+          return seconds === undefined ? [] : [[v, seconds * 1000 - HELD_MARGIN_MS]];
+        }),
+      ),
       empty: Object.fromEntries(VENDORS.map((v) => [v, VENDOR_ADAPTERS[v].emptyCommandOutput])),
     });
     for (const v of VENDORS) {
@@ -169,7 +206,10 @@ describe('aep-companion hook', () => {
         expect(mod.isHeldMoment(Buffer.from(JSON.stringify({ hook_event_name: moment })), v)).toBe(true);
       expect(mod.isHeldMoment(Buffer.from(JSON.stringify({ hook_event_name: 'Stop' })), v)).toBe(false);
     }
-    const specs = [...readFileSync(hookJs, 'utf8').matchAll(/^\s*import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    // One CommonJS file (no ES-module loader at start): no import statement, only node:* required.
+    const text = readFileSync(hookJs, 'utf8');
+    expect(text).not.toMatch(/^\s*import\s/m);
+    const specs = [...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]);
     expect(specs.length).toBeGreaterThan(0);
     expect(specs.every((s) => s.startsWith('node:'))).toBe(true);
   });

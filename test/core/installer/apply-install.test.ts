@@ -72,7 +72,7 @@ describe('apply', () => {
       ],
     });
     expect(manifest.shim?.paths).toEqual([
-      join(t.env.dataDir, 'bin', 'aep-companion-hook.mjs'),
+      join(t.env.dataDir, 'bin', 'aep-companion-hook.cjs'),
       launcherPath(t.env),
     ]);
   });

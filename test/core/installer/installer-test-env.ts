@@ -1,4 +1,5 @@
 /** Shared setup for the installer tests: a temp HOME and data dir, fixture copies, and a full install round trip. */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   uninstall,
   type InstallerEnv,
 } from '../../../main/core/installer';
+import { buildHookShim } from '../../../scripts/build-cli.mjs';
 
 /** The fixture folder of the installer tests. */
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/installer/', import.meta.url));
@@ -23,6 +25,22 @@ export interface TestEnv {
   readonly env: InstallerEnv;
   readonly audit: InstallerAuditEntry[];
   cleanup(): Promise<void>;
+}
+
+let bundle: Promise<string> | undefined;
+
+/**
+ * The hook shim bundle the installer installs, built once per test file into a temp directory
+ * from the sources (the repository's out/ may be stale or not built yet).
+ */
+export function testHookBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'aep-hook-bundle-'));
+    process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
+    await buildHookShim({ outdir });
+    return join(outdir, 'hook.cjs');
+  })();
+  return bundle;
 }
 
 /** Makes a temp HOME, data dir and environment (never the machine's real configs). */
@@ -42,6 +60,7 @@ export async function makeTestEnv(overrides: Partial<InstallerEnv> = {}): Promis
     processEnv: { PATH: process.env.PATH, HOME: home },
     audit: { append: (row) => audit.push(row) },
     surface: 'cli',
+    hookBundle: await testHookBundle(),
     ...overrides,
   };
   return { root, env, audit, cleanup: () => rm(root, { recursive: true, force: true }) };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { launcherPath } from '../../../main/core/installer';
@@ -96,7 +96,7 @@ describe('the installed hook shim', () => {
     const codex = await runLauncher('codex', '{"hook_event_name":"PreToolUse"}', {
       AEP_COMPANION_URL: url,
     });
-    expect(codex).toMatchObject({ code: 0, stdout: '' });
+    expect(codex).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('prints nothing for Codex when the daemon has nothing to say, and the reply when it has', async () => {
@@ -127,6 +127,19 @@ describe('the installed hook shim', () => {
     daemon.reply = { status: 200, body: 'oops' };
     const garbled = await runLauncher('hermes', '{}');
     expect(garbled).toMatchObject({ code: 0, stdout: '{}' });
+  });
+
+  it("is the command line's own CommonJS bundle next to the launcher, requiring only node:*", async () => {
+    const script = shimFiles(t.env).find((f) => f.path.endsWith('.cjs'));
+    expect(script?.path).toBe(`${launcherPath(t.env)}.cjs`);
+    const text = script?.text ?? '';
+    const bundle = await readFile(t.env.hookBundle ?? '', 'utf8');
+    expect(text).toContain(bundle.replace(/\/\/# sourceMappingURL=.*\s*$/, ''));
+    expect(text).not.toContain('sourceMappingURL');
+    expect(text).not.toMatch(/^\s*import\s|import\.meta/m);
+    const specs = [...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]);
+    expect(specs.length).toBeGreaterThan(0);
+    expect(specs.every((s) => s.startsWith('node:'))).toBe(true);
   });
 
   it('fails open for garbage on stdin and an unknown vendor', async () => {

@@ -4,28 +4,26 @@
  * exactly the adapters' `heldMoments` / `emptyCommandOutput`, for every vendor the companion adapts,
  * and every listed moment is one the daemon really holds.
  */
-import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { VENDORS } from '../../../common/vendors';
+import { DEFAULT_SETTINGS } from '../../../common/settings';
 import { VENDOR_ADAPTERS } from '../../../main/core/agents/vendors';
-import { SHIM_SCRIPT_NAME, shimFiles } from '../../../main/core/installer/shim-script';
+import { VENDOR_INSTALLERS } from '../../../main/core/installer/vendors';
+import { testHookBundle } from './installer-test-env';
 
-function tableOf(script: string, name: string): Record<string, unknown> {
-  const line = script.split('\n').find((l) => l.startsWith(`const ${name} = `));
-  expect(line, `${name} in the shim`).toBeDefined();
-  return JSON.parse((line as string).slice(`const ${name} = `.length).replace(/;$/, '')) as Record<
-    string,
-    unknown
-  >;
-}
+type Tables = { held: Record<string, unknown>; heldMs: Record<string, number>; empty: Record<string, unknown> };
+let tables: Tables;
+
+// The installed script is the bundle (shim-script.test.ts); its tables are what it exports.
+beforeAll(async () => {
+  const bundle = createRequire(import.meta.url)(await testHookBundle()) as { HOOK_TABLES: Tables };
+  tables = bundle.HOOK_TABLES;
+});
 
 describe('the hook shim tables', () => {
-  const script =
-    shimFiles({ home: '/h', dataDir: '/d', daemonUrl: 'http://127.0.0.1:8787' }).find((f) =>
-      f.path.endsWith(SHIM_SCRIPT_NAME),
-    )?.text ?? '';
-
-  it('HELD is each adapter’s held moments, and the daemon holds each of them', () => {
-    const held = tableOf(script, 'HELD');
+  it('held is each adapter’s held moments, and the daemon holds each of them', () => {
+    const held = tables.held;
     expect(Object.keys(held).sort()).toEqual([...VENDORS].sort());
     for (const vendor of VENDORS) {
       const adapter = VENDOR_ADAPTERS[vendor];
@@ -36,11 +34,25 @@ describe('the hook shim tables', () => {
     expect(held['claude-code']).toEqual(['PermissionRequest', 'Elicitation']);
   });
 
-  it('EMPTY is each adapter’s empty command output: nothing for Codex, {} for the others', () => {
-    const empty = tableOf(script, 'EMPTY');
+  it('empty is each adapter’s empty command output: nothing for Codex, {} for the others', () => {
+    const empty = tables.empty;
     for (const vendor of VENDORS)
       expect(empty[vendor], vendor).toBe(VENDOR_ADAPTERS[vendor].emptyCommandOutput);
     expect(empty.codex).toBe('');
     expect(empty['claude-code']).toBe(JSON.stringify(VENDOR_ADAPTERS['claude-code'].emptyReply()));
+  });
+
+  it('heldMs ends inside each vendor’s own held timeout, and after the daemon’s default hold where it holds', () => {
+    for (const vendor of VENDORS) {
+      const seconds = VENDOR_INSTALLERS[vendor].heldTimeoutS;
+      if (seconds === undefined) {
+        expect(Object.hasOwn(tables.heldMs, vendor), vendor).toBe(false);
+        continue;
+      }
+      expect(tables.heldMs[vendor], vendor).toBeLessThan(seconds * 1000);
+      if (VENDOR_ADAPTERS[vendor].heldMoments.length > 0)
+        expect(tables.heldMs[vendor], vendor).toBeGreaterThan(DEFAULT_SETTINGS['permissions.holdMs']);
+    }
+    expect(tables.heldMs['claude-code']).toBe(118_000);
   });
 });

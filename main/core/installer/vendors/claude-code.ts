@@ -36,9 +36,12 @@ const EVENTS = [
   'SessionEnd',
 ] as const;
 
+/** Seconds, on PermissionRequest with the permission opt-in. */
+const HELD_TIMEOUT_S = 120;
+
 /** Seconds: short everywhere; long on held moments only when the permission loop may hold them. */
 function timeoutFor(event: string, want: DesiredHooks): number {
-  if (event === 'PermissionRequest') return want.permissions ? 120 : 10;
+  if (event === 'PermissionRequest') return want.permissions ? HELD_TIMEOUT_S : 10;
   if (event === 'SessionEnd') return 5;
   return 10;
 }
@@ -107,6 +110,7 @@ async function policyWarnings(context: WarningContext): Promise<string[]> {
 /** The Claude Code installer. */
 export const claudeCode: VendorInstaller = {
   vendor: 'claude-code',
+  heldTimeoutS: HELD_TIMEOUT_S,
   scopes: ['user', 'project'],
   transports: ['command', 'http'],
   retrust: false,

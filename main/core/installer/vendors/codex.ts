@@ -30,8 +30,11 @@ const EVENTS = [
 
 const isOurs = (handler: unknown): boolean => isObject(handler) && isOurCommand(handler.command);
 
+/** Seconds, on PermissionRequest with the permission opt-in. */
+const HELD_TIMEOUT_S = 120;
+
 function handlerFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
-  const timeout = event === 'PermissionRequest' && want.permissions ? 120 : 10;
+  const timeout = event === 'PermissionRequest' && want.permissions ? HELD_TIMEOUT_S : 10;
   return { type: 'command', command: hookCommand('codex', env, want, 'shell'), timeout };
 }
 
@@ -80,6 +83,7 @@ async function configWarnings(context: WarningContext): Promise<string[]> {
 /** The Codex installer. */
 export const codex: VendorInstaller = {
   vendor: 'codex',
+  heldTimeoutS: HELD_TIMEOUT_S,
   scopes: ['user', 'project'],
   transports: ['command'],
   retrust: true,

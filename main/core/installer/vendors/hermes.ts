@@ -50,9 +50,12 @@ export function hermesHome(env: InstallerEnv): string {
   return envVar(env, 'HERMES_HOME') ?? join(env.home, '.hermes');
 }
 
+/** Seconds, on the gated pre_tool_call. */
+const HELD_TIMEOUT_S = 90;
+
 function entryFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
   // The gated pre_tool_call is held up to 55 s by the daemon; its timeout must exceed that.
-  const timeout = event === 'pre_tool_call' && want.permissions ? 90 : 10;
+  const timeout = event === 'pre_tool_call' && want.permissions ? HELD_TIMEOUT_S : 10;
   return { command: hookCommand('hermes', env, want, 'argv'), timeout };
 }
 
@@ -253,6 +256,7 @@ function editHermesDocument(
 /** The Hermes installer. */
 export const hermes: VendorInstaller = {
   vendor: 'hermes',
+  heldTimeoutS: HELD_TIMEOUT_S,
   scopes: ['user'],
   transports: ['command'],
   retrust: true,

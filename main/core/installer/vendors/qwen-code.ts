@@ -47,8 +47,11 @@ const isOurs = (handler: unknown): boolean =>
     isOurCommand(handler.command) ||
     isOurUrl(handler.url, 'qwen-code'));
 
+/** Seconds, on PermissionRequest with the permission opt-in. */
+const HELD_TIMEOUT_S = 120;
+
 function handlerFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
-  const seconds = event === 'PermissionRequest' && want.permissions ? 120 : 10;
+  const seconds = event === 'PermissionRequest' && want.permissions ? HELD_TIMEOUT_S : 10;
   if (want.transport === 'command') {
     const vars = optInVars(want);
     return {
@@ -77,6 +80,7 @@ export function qwenHome(env: InstallerEnv): string {
 /** The Qwen Code installer. */
 export const qwenCode: VendorInstaller = {
   vendor: 'qwen-code',
+  heldTimeoutS: HELD_TIMEOUT_S,
   scopes: ['user', 'project'],
   transports: ['command', 'http'],
   retrust: false,

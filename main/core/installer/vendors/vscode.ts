@@ -27,9 +27,12 @@ const EVENTS = [
 /** The name of the file we own in VS Code's hook folders. */
 export const VSCODE_HOOK_FILE = 'aep-companion.json';
 
+/** Seconds, on the gated PreToolUse (VS Code's own default). */
+const HELD_TIMEOUT_S = 30;
+
 function entryFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
   // VS Code's default is 30 s; the gated PreToolUse keeps it so a held decision (≤25 s) fits.
-  const timeout = event === 'PreToolUse' && want.permissions ? 30 : 10;
+  const timeout = event === 'PreToolUse' && want.permissions ? HELD_TIMEOUT_S : 10;
   const vars = optInVars(want);
   return {
     type: 'command',
@@ -48,6 +51,7 @@ function document(want: DesiredHooks, env: InstallerEnv): Record<string, unknown
 /** The VS Code agent installer. */
 export const vscode: VendorInstaller = {
   vendor: 'vscode',
+  heldTimeoutS: HELD_TIMEOUT_S,
   scopes: ['user', 'project'],
   transports: ['command'],
   retrust: false,
