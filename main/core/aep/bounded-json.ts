@@ -28,6 +28,7 @@ const CLOSE_BRACKET = 0x5d;
  * `indexOf`, so long string values cost one native scan. Malformed text is left to `JSON.parse`.
  */
 export function depthExceededAt(text: string, maxDepth: number = MAX_JSON_DEPTH): number {
+  if (opensAtMost(text, maxDepth)) return -1;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -50,6 +51,18 @@ export function depthExceededAt(text: string, maxDepth: number = MAX_JSON_DEPTH)
     }
   }
   return -1;
+}
+
+/**
+ * True when `text` holds at most `max` `{` and `[` in all (inside strings or not): it cannot nest
+ * deeper, so the scan is skipped. A few native searches for the small bodies most callers parse.
+ */
+function opensAtMost(text: string, max: number): boolean {
+  let opens = 0;
+  for (const open of ['{', '[']) {
+    for (let i = text.indexOf(open); i !== -1; i = text.indexOf(open, i + 1)) if (++opens > max) return false;
+  }
+  return true;
 }
 
 /** The refusal text for a value nested too deep (shared so every binding says the same). */

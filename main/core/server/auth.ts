@@ -21,14 +21,15 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /** The token a request presents: `Authorization: Bearer`, else (when allowed) `access_token`. */
-export function presentedToken(req: IncomingMessage, url: URL, allowQuery: boolean): string | null {
+export function presentedToken(req: IncomingMessage, target: { readonly url: URL }, allowQuery: boolean): string | null {
   const header = req.headers.authorization;
   if (typeof header === 'string') {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return m ? m[1] : '';
   }
   if (allowQuery) {
-    const q = url.searchParams.get('access_token');
+    // The URL is read only here: a target's URL may be built on first read.
+    const q = target.url.searchParams.get('access_token');
     if (q !== null) return q;
   }
   return null;

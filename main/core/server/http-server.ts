@@ -65,11 +65,39 @@ export class ListenError extends Error {
   }
 }
 
-function pathOf(req: IncomingMessage): { url: URL; ok: boolean } {
+/**
+ * A request target no URL parser would change: an absolute path of unreserved characters without
+ * dot segments, and a query of characters that need no escaping. Its pathname is the text before
+ * `?` as it is, so the URL object is built only when a handler reads it.
+ */
+const PLAIN_TARGET = /^\/(?!\/)[\w\-.~/]*(?:\?[\w\-.~=&%+*,:;@!$'()/?]*)?$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|\?|$)/;
+
+/** The path of a request and its URL (built on first read for a plain target). */
+interface Target {
+  readonly path: string;
+  readonly url: URL;
+  readonly ok: boolean;
+}
+
+function pathOf(req: IncomingMessage): Target {
+  const raw = req.url ?? '/';
+  if (PLAIN_TARGET.test(raw) && !DOT_SEGMENT.test(raw)) {
+    const q = raw.indexOf('?');
+    let url: URL | undefined;
+    return {
+      path: q === -1 ? raw : raw.slice(0, q),
+      get url() {
+        return (url ??= new URL(raw, 'http://127.0.0.1'));
+      },
+      ok: true,
+    };
+  }
   try {
-    return { url: new URL(req.url ?? '/', 'http://127.0.0.1'), ok: true };
+    const url = new URL(raw, 'http://127.0.0.1');
+    return { path: url.pathname, url, ok: true };
   } catch {
-    return { url: new URL('http://127.0.0.1/'), ok: false };
+    return { path: '/', url: new URL('http://127.0.0.1/'), ok: false };
   }
 }
 
@@ -87,13 +115,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const refuse = (
     req: IncomingMessage,
-    url: URL,
+    target: Target,
     code: RefusalCode,
     reason: string,
     upgrade: boolean,
   ): void => {
-    const path = url.pathname;
-    const presented = presentedToken(req, url, true);
+    const { path } = target;
+    const presented = presentedToken(req, target, true);
     const actor =
       presented === null || presented === ''
         ? 'anonymous'
@@ -114,14 +142,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const { url, ok: urlOk } = pathOf(req);
-    const path = url.pathname;
+    const target = pathOf(req);
+    const { path, ok: urlOk } = target;
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    for (const [k, v] of Object.entries(corsHeaders(req))) res.setHeader(k, v);
+    if (req.headers.origin !== undefined)
+      for (const [k, v] of Object.entries(corsHeaders(req))) res.setHeader(k, v);
     if (!urlOk) return sendError(res, 400, 'bad-request', 'the request target is not a valid URL');
     const admitted = checkOriginAndHost(req, origins);
     if (!admitted.ok) {
-      refuse(req, url, admitted.error.code, admitted.error.message, false);
+      refuse(req, target, admitted.error.code, admitted.error.message, false);
       return sendError(
         res,
         refusalStatus(admitted.error.code),
@@ -148,19 +177,25 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const { route, params } = found.match;
     const principal = authorize(
       route.auth,
-      presentedToken(req, url, route.queryToken === true),
+      presentedToken(req, target, route.queryToken === true),
       options.tokens,
       options.tokenlessWatch(),
     );
     if (!principal.ok) {
       const message =
-        route.queryToken !== true && url.searchParams.has('access_token')
+        route.queryToken !== true && target.url.searchParams.has('access_token')
           ? 'the access_token query parameter is accepted only on GET /stream and WebSocket upgrades; send Authorization: Bearer <token>'
           : principal.error.message;
-      refuse(req, url, principal.error.code, message, false);
+      refuse(req, target, principal.error.code, message, false);
       return sendError(res, refusalStatus(principal.error.code), principal.error.code, message);
     }
-    const ctx: RequestContext = { url, principal: principal.value, params };
+    const ctx: RequestContext = {
+      get url() {
+        return target.url;
+      },
+      principal: principal.value,
+      params,
+    };
     try {
       await route.handler!(req, res, ctx);
     } catch (e) {
@@ -182,12 +217,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
-    const { url, ok: urlOk } = pathOf(req);
-    const path = url.pathname;
+    const target = pathOf(req);
+    const { url, path, ok: urlOk } = target;
     if (!urlOk) return writeUpgradeError(socket, 400, { error: 'bad-request' });
     const admitted = checkOriginAndHost(req, origins);
     if (!admitted.ok) {
-      refuse(req, url, admitted.error.code, admitted.error.message, true);
+      refuse(req, target, admitted.error.code, admitted.error.message, true);
       return writeUpgradeError(socket, refusalStatus(admitted.error.code), {
         error: admitted.error.code,
         detail: admitted.error.message,
@@ -202,12 +237,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const { route, params } = found.match;
     const principal = authorize(
       route.auth,
-      presentedToken(req, url, true),
+      presentedToken(req, target, true),
       options.tokens,
       options.tokenlessWatch(),
     );
     if (!principal.ok) {
-      refuse(req, url, principal.error.code, principal.error.message, true);
+      refuse(req, target, principal.error.code, principal.error.message, true);
       if (route.refuse)
         return route.refuse(req, socket, head, {
           code: principal.error.code,

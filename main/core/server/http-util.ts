@@ -6,22 +6,24 @@ import { parseBoundedJson } from '../aep/bounded-json';
 /** Bytes of a refused upload read and discarded before the connection is cut. */
 const DRAIN_SLACK = 64 << 20;
 
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** Sends a JSON body with the given status (no-op when the response already ended). */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string> = NO_HEADERS,
 ): void {
   if (res.writableEnded || res.destroyed) return;
   const text = JSON.stringify(body);
   if (!res.headersSent) {
-    res.writeHead(status, {
+    const base = {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(text),
       'Cache-Control': 'no-store',
-      ...headers,
-    });
+    };
+    res.writeHead(status, headers === NO_HEADERS ? base : { ...base, ...headers });
   }
   res.end(text);
 }

@@ -83,14 +83,26 @@ export type Lookup =
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
-function matchPath(pattern: string, path: string): Record<string, string> | null {
+/** A route's path, taken apart once at registration. */
+type Matcher =
+  | { readonly kind: 'exact'; readonly path: string }
+  | { readonly kind: 'prefix'; readonly base: string; readonly slash: string }
+  | { readonly kind: 'pattern'; readonly segments: readonly string[] };
+
+function matcherOf(pattern: string): Matcher {
   if (pattern.endsWith('/*')) {
     const base = pattern.slice(0, -2);
-    return path === base || path.startsWith(`${base}/`) ? {} : null;
+    return { kind: 'prefix', base, slash: `${base}/` };
   }
-  if (!pattern.includes('/:')) return pattern === path ? {} : null;
-  const want = pattern.split('/');
-  const got = path.split('/');
+  if (!pattern.includes('/:')) return { kind: 'exact', path: pattern };
+  return { kind: 'pattern', segments: pattern.split('/') };
+}
+
+function matchPath(m: Matcher, path: string, segments: () => readonly string[]): Record<string, string> | null {
+  if (m.kind === 'prefix') return path === m.base || path.startsWith(m.slash) ? {} : null;
+  if (m.kind === 'exact') return m.path === path ? {} : null;
+  const want = m.segments;
+  const got = segments();
   if (want.length !== got.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
@@ -114,23 +126,25 @@ function specificity(path: string): number {
 
 /** The mutable set of routes of one listener. */
 export class RouteTable {
-  private routes: Route[] = [];
+  private routes: { readonly route: Route; readonly matcher: Matcher }[] = [];
 
   /** Adds a route; the returned disposer removes it. */
   register(route: Route): Disposer {
-    this.routes.push(route);
-    this.routes.sort((a, b) => specificity(b.path) - specificity(a.path));
+    this.routes.push({ route, matcher: matcherOf(route.path) });
+    this.routes.sort((a, b) => specificity(b.route.path) - specificity(a.route.path));
     return () => {
-      this.routes = this.routes.filter((r) => r !== route);
+      this.routes = this.routes.filter((r) => r.route !== route);
     };
   }
 
   /** Finds the route for a request (upgrade requests only match upgrade routes and vice versa). */
   lookup(method: string, path: string, upgrade: boolean): Lookup {
     const allow = new Set<string>();
-    for (const route of this.routes) {
+    let split: readonly string[] | undefined;
+    const segments = (): readonly string[] => (split ??= path.split('/'));
+    for (const { route, matcher } of this.routes) {
       if ((route.upgrade !== undefined) !== upgrade) continue;
-      const params = matchPath(route.path, path);
+      const params = matchPath(matcher, path, segments);
       if (!params) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
         return { kind: 'match', match: { route, params } };

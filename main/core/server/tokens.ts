@@ -44,10 +44,20 @@ function readOrCreate(file: string): string {
   return token;
 }
 
-function equal(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
+/** Compares a presented token's bytes with a token's, in constant time for equal lengths. */
+function equal(x: Buffer, b: string): boolean {
+  const y = bytesOf(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The bytes of the current tokens, encoded once per token (every request compares against them). */
+let encoded: { text: string; bytes: Buffer }[] = [];
+function bytesOf(token: string): Buffer {
+  for (const e of encoded) if (e.text === token) return e.bytes;
+  const bytes = Buffer.from(token);
+  // Two tokens are current; a rotation adds one, so keep the last few.
+  encoded = [{ text: token, bytes }, ...encoded.slice(0, 3)];
+  return bytes;
 }
 
 /** The live tokens of one daemon, backed by their files. */
@@ -84,8 +94,9 @@ export class TokenStore {
   /** Which token a presented value is, or null when it is neither. */
   identify(presented: string): TokenKind | null {
     if (presented === '') return null;
-    if (equal(presented, this.current.operator)) return 'operator';
-    if (equal(presented, this.current.hook)) return 'hook';
+    const bytes = Buffer.from(presented);
+    if (equal(bytes, this.current.operator)) return 'operator';
+    if (equal(bytes, this.current.hook)) return 'hook';
     return null;
   }
 

@@ -2,7 +2,7 @@
  * The sessions table: vendor sessions seen through their hooks, with state and opt-ins, and the
  * sessions of other AEP emitters seen at admission (vendor null, agent from the event).
  */
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { SessionState, SessionSummary } from '../../../common/sessions';
 import { isVendorId, type VendorId } from '../../../common/vendors';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
@@ -95,7 +95,7 @@ export class SessionsRepo {
   private readonly upsertStmt: Statement<Record<string, unknown>>;
   private readonly stateStmt: Statement<[string, string, string]>;
   private readonly seenStmt: Statement<[number, string, string, string]>;
-  private readonly writeSeen: (rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => void;
+  private readonly writeSeen: Transaction<(rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => void>;
   /** Recently touched rows (what the database holds once `dirty` is flushed). */
   private readonly cache = new Map<string, SessionRow>();
   private readonly dirty = new Map<string, SessionRow>();
@@ -228,7 +228,7 @@ export class SessionsRepo {
     this.dirty.clear();
     this.sighted.clear();
     try {
-      this.writeSeen(rows, emitters);
+      this.writeSeen.immediate(rows, emitters);
     } catch (error) {
       // Nothing is lost: the rows wait for the next flush.
       this.requeue(rows, emitters);

@@ -63,8 +63,9 @@ export function hookRoute(service: HookService, onHook: (vendor: VendorId) => vo
           else if (body.error.code === 'invalid-json') sendJson(res, 400, { error: 'invalid-payload', detail: body.error.message });
           return;
         }
-        const q = ctx.url.searchParams;
-        const optIns = { instruct: q.get('instruct') === '1', permissions: q.get('permissions') === '1' };
+        // Most hook calls carry no query: the URL is parsed only when there is one.
+        const q = req.url?.includes('?') === true ? ctx.url.searchParams : null;
+        const optIns = { instruct: q?.get('instruct') === '1', permissions: q?.get('permissions') === '1' };
         const outcome = await service.handle(vendor, body.value, optIns, hangUpOf(res));
         const handover = outcome.status === 200 ? outcome.handover : undefined;
         if (handover) settleOnWrite(res, handover);

@@ -64,6 +64,12 @@ export interface VendorEmitterOptions {
 export const sessionSource = (vendor: VendorId, session: string): string =>
   `aep://localhost/agent/${vendor}/session/${encodeURIComponent(session)}`;
 
+/** True when two steering verb declarations name the same verbs in the same order. */
+function sameVerbs(a: string | readonly string[], b: string | readonly string[]): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
 /** What a session declares: the verbs it accepts now. */
 export interface Declaration {
   readonly instruct: boolean;
@@ -74,6 +80,8 @@ export interface Declaration {
 export class VendorEmitter implements VendorChannel {
   private readonly sessions = new Map<string, SessionSeq>();
   private readonly declared = new Map<string, string>();
+  /** What each claimed session declared last, as given (compared before anything is built). */
+  private readonly lastDeclared = new Map<string, { instruct: boolean; permissions: boolean; verbs: string | readonly string[] }>();
 
   constructor(
     readonly vendor: VendorId,
@@ -158,6 +166,14 @@ export class VendorEmitter implements VendorChannel {
    * `instructType` is the steering verb, or the list of them for a vendor steered otherwise (Cline).
    */
   declare(session: string, d: Declaration, instructType: string | readonly string[]): void {
+    // Every hook call declares again: an unchanged declaration is recognised without building it.
+    const last = this.lastDeclared.get(session);
+    if (last !== undefined && last.instruct === d.instruct && last.permissions === d.permissions && sameVerbs(last.verbs, instructType)) return;
+    this.claimWith(session, d, instructType);
+    this.lastDeclared.set(session, { instruct: d.instruct, permissions: d.permissions, verbs: typeof instructType === 'string' ? instructType : [...instructType] });
+  }
+
+  private claimWith(session: string, d: Declaration, instructType: string | readonly string[]): void {
     const steering = typeof instructType === 'string' ? [instructType] : instructType;
     const accepts = [...new Set([...(d.instruct ? steering : []), ...(d.permissions ? ['control.attention.respond'] : [])])];
     const key = accepts.join(' ');
@@ -174,6 +190,7 @@ export class VendorEmitter implements VendorChannel {
   release(session: string): void {
     this.link.release(session);
     this.declared.delete(session);
+    this.lastDeclared.delete(session);
     const s = this.sessions.get(session);
     if (s) {
       s.causes.clear();
@@ -188,6 +205,7 @@ export class VendorEmitter implements VendorChannel {
   forget(session: string): void {
     this.link.release(session);
     this.declared.delete(session);
+    this.lastDeclared.delete(session);
     this.sessions.delete(session);
   }
 

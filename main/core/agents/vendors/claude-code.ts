@@ -14,16 +14,11 @@ import {
   extensionEvent,
   mapped,
   permissionCard,
-  runFailedData,
   runStarted,
-  sessionCompacted,
   sessionStarted,
-  subagentEvent,
-  toolCompleted,
   toolDenied,
-  toolFailed,
-  toolRequested,
 } from './event-builders';
+import { mapFamilyMoment, taskEvent, type FamilyMoments } from './family-moments';
 import { fallbackType } from './fallback';
 import { askUserQuestionFields, elicitationFields, gateField } from './forms';
 import {
@@ -31,9 +26,9 @@ import {
   decideElicitation,
   permissionRequestDecision,
 } from './permission-answers';
-import { compact, int, nonEmpty, obj, str } from './payload-fields';
-import { closeRun, endSession, openRun, outcome, withOpenTool, withoutTool } from './runs';
-import type { HookCall, MappedEvent, MappingContext, MappingOutcome, MappingState } from './types';
+import { nonEmpty, obj, str } from './payload-fields';
+import { closeRun, openRun, outcome, withoutTool } from './runs';
+import type { HookCall, MappingContext, MappingOutcome, MappingState } from './types';
 
 /** The tool through which Claude Code asks the user structured questions. */
 export const ASK_USER_QUESTION = 'AskUserQuestion';
@@ -77,32 +72,23 @@ export const elicitationData = (
   };
 };
 
-const progressTask = (
-  type: 'progress.task.planned' | 'progress.task.completed',
-  call: HookCall,
-  context: MappingContext,
-  run: string | null,
-): MappedEvent => {
-  const id = str(call.payload, 'task_id');
-  const title = gateFor(type, context).text(str(call.payload, 'task_subject'));
-  return mapped(type, context, title === undefined ? {} : { task: compact({ id, title }) }, {
-    subject: id,
-    run,
-  });
+/** Claude Code's task hooks name the task by `task_id` and `task_subject`. */
+const TASK_FIELDS = { id: 'task_id', title: 'task_subject' } as const;
+
+const FAMILY: FamilyMoments = {
+  toolDurations: true,
+  // Already carried by a first-class hook (PermissionRequest, Elicitation).
+  duplicateNotifications: new Set(['permission_prompt', 'elicitation_dialog']),
 };
 
-/** Notification subtypes already carried by a first-class hook (PermissionRequest, Elicitation). */
-const DUPLICATE_NOTIFICATIONS = new Set(['permission_prompt', 'elicitation_dialog']);
-
 const map = (call: HookCall, state: MappingState, context: MappingContext): MappingOutcome => {
+  const shared = mapFamilyMoment(call, state, context, FAMILY);
+  if (shared !== undefined) return shared;
   const { run } = state;
   const tool = call.tool;
   switch (call.moment) {
     case 'SessionStart':
       return outcome(state, sessionStarted('claude-code', call, context));
-    case 'SessionEnd':
-      // Vendor reasons (clear, logout, prompt_input_exit, …) are all ordinary ends.
-      return endSession(context, { reason: 'normal' });
     case 'UserPromptSubmit': {
       const promptId = nonEmpty(call.payload, 'prompt_id');
       if (promptId !== undefined && promptId === state.run) return outcome(state);
@@ -111,39 +97,6 @@ const map = (call: HookCall, state: MappingState, context: MappingContext): Mapp
     }
     case 'Stop':
       return closeRun(state, 'run.finished', {}, context);
-    case 'StopFailure':
-      return closeRun(state, 'run.failed', runFailedData(call, context), context, run, 'error');
-    case 'PreToolUse':
-      if (tool === undefined) break;
-      return outcome(
-        withOpenTool(state, tool.callId, tool.name),
-        toolRequested(tool, context, run),
-      );
-    case 'PostToolUse':
-      if (tool === undefined) break;
-      return outcome(
-        withoutTool(state, tool.callId),
-        toolCompleted(
-          tool,
-          call.payload.tool_response,
-          context,
-          run,
-          int(call.payload, 'duration_ms'),
-        ),
-      );
-    case 'PostToolUseFailure': {
-      if (tool === undefined) break;
-      const type = call.payload.is_interrupt === true ? 'interrupt' : 'tool_error';
-      const failed = toolFailed(
-        tool,
-        type,
-        str(call.payload, 'error'),
-        context,
-        run,
-        int(call.payload, 'duration_ms'),
-      );
-      return outcome(withoutTool(state, tool.callId), failed);
-    }
     case 'PermissionDenied':
       if (tool === undefined) break;
       // Only the auto-mode classifier fires this hook: a policy decision, not a human one.
@@ -191,27 +144,10 @@ const map = (call: HookCall, state: MappingState, context: MappingContext): Mapp
         ),
       );
     }
-    case 'SubagentStart':
-      return outcome(state, subagentEvent('delegation.subagent.started', call, context, run));
-    case 'SubagentStop':
-      return outcome(state, subagentEvent('delegation.subagent.stopped', call, context, run));
-    case 'PreCompact':
-      return outcome(state);
-    case 'PostCompact':
-      return outcome(state, sessionCompacted(call, context));
     case 'TaskCreated':
-      return outcome(state, progressTask('progress.task.planned', call, context, run));
+      return outcome(state, taskEvent('progress.task.planned', TASK_FIELDS, call, context, run));
     case 'TaskCompleted':
-      return outcome(state, progressTask('progress.task.completed', call, context, run));
-    case 'Notification': {
-      const kind = str(call.payload, 'notification_type');
-      if (kind !== undefined && DUPLICATE_NOTIFICATIONS.has(kind)) return outcome(state);
-      const message = gateFor('progress.status', context).text(str(call.payload, 'message'));
-      return outcome(
-        state,
-        mapped('progress.status', context, compact({ message }), { subject: kind, run }),
-      );
-    }
+      return outcome(state, taskEvent('progress.task.completed', TASK_FIELDS, call, context, run));
   }
   return outcome(state, extensionEvent(fallbackType('claude-code', call.moment), context, run));
 };

@@ -5,44 +5,28 @@
  * per write and only the persisted (non-validation) firing is an event.
  */
 import { VENDOR_NAMES } from '../../../../common/vendors';
-import { gateFor } from './capture-gate';
 import { additionalContextReply, parseFamilyPayload } from './claude-family';
 import { defineAdapter } from './define-adapter';
-import {
-  extensionEvent,
-  mapped,
-  permissionCard,
-  runFailedData,
-  runStarted,
-  sessionCompacted,
-  sessionStarted,
-  subagentEvent,
-  toolCompleted,
-  toolFailed,
-  toolRequested,
-} from './event-builders';
+import { extensionEvent, permissionCard, runStarted, sessionStarted } from './event-builders';
+import { mapFamilyMoment, taskEvent, type FamilyMoments } from './family-moments';
 import { fallbackType } from './fallback';
 import { permissionRequestDecision } from './permission-answers';
 import { compact, int, str } from './payload-fields';
-import { closeRun, endSession, openRun, outcome, withOpenTool, withoutTool } from './runs';
-import type { HookCall, MappedEvent, MappingContext, MappingOutcome, MappingState } from './types';
+import { closeRun, openRun, outcome } from './runs';
+import type { HookCall, MappingContext, MappingOutcome, MappingState } from './types';
 
-const todoEvent = (
-  type: 'progress.task.planned' | 'progress.task.completed',
-  call: HookCall,
-  context: MappingContext,
-  run: string | null,
-): MappedEvent => {
-  const id = str(call.payload, 'todo_id');
-  const title = gateFor(type, context).text(str(call.payload, 'todo_content'));
-  // The all_todos snapshot is deliberately not forwarded: one todo per event.
-  return mapped(type, context, title === undefined ? {} : { task: compact({ id, title }) }, {
-    subject: id,
-    run,
-  });
+/** Qwen Code's todo hooks name the todo by `todo_id` and `todo_content` (its all_todos snapshot is not forwarded). */
+const TODO_FIELDS = { id: 'todo_id', title: 'todo_content' } as const;
+
+const FAMILY: FamilyMoments = {
+  toolDurations: false,
+  // Already carried by PermissionRequest.
+  duplicateNotifications: new Set(['permission_prompt']),
 };
 
 const map = (call: HookCall, state: MappingState, context: MappingContext): MappingOutcome => {
+  const shared = mapFamilyMoment(call, state, context, FAMILY);
+  if (shared !== undefined) return shared;
   const { run } = state;
   const tool = call.tool;
   switch (call.moment) {
@@ -53,8 +37,6 @@ const map = (call: HookCall, state: MappingState, context: MappingContext): Mapp
           permission_mode: str(call.payload, 'permission_mode'),
         }),
       );
-    case 'SessionEnd':
-      return endSession(context, { reason: 'normal' });
     case 'UserPromptSubmit': {
       // The CLI also fires this hook mid-turn, with an empty prompt, before each continuation
       // request: that is the same run going on, not a new one.
@@ -69,55 +51,16 @@ const map = (call: HookCall, state: MappingState, context: MappingContext): Mapp
         compact({ 'gen_ai.usage.input_tokens': int(call.payload, 'input_tokens') }),
         context,
       );
-    case 'StopFailure':
-      return closeRun(state, 'run.failed', runFailedData(call, context), context, run, 'error');
-    case 'PreToolUse':
-      if (tool === undefined) break;
-      return outcome(
-        withOpenTool(state, tool.callId, tool.name),
-        toolRequested(tool, context, run),
-      );
-    case 'PostToolUse':
-      if (tool === undefined) break;
-      return outcome(
-        withoutTool(state, tool.callId),
-        toolCompleted(tool, call.payload.tool_response, context, run),
-      );
-    case 'PostToolUseFailure': {
-      if (tool === undefined) break;
-      const type = call.payload.is_interrupt === true ? 'interrupt' : 'tool_error';
-      return outcome(
-        withoutTool(state, tool.callId),
-        toolFailed(tool, type, str(call.payload, 'error'), context, run),
-      );
-    }
     case 'PermissionRequest':
       if (tool === undefined) break;
       return outcome(state, permissionCard('qwen-code', tool, context, run));
-    case 'SubagentStart':
-      return outcome(state, subagentEvent('delegation.subagent.started', call, context, run));
-    case 'SubagentStop':
-      return outcome(state, subagentEvent('delegation.subagent.stopped', call, context, run));
-    case 'PreCompact':
-      return outcome(state);
-    case 'PostCompact':
-      return outcome(state, sessionCompacted(call, context));
-    case 'Notification': {
-      const kind = str(call.payload, 'notification_type');
-      if (kind === 'permission_prompt') return outcome(state);
-      const message = gateFor('progress.status', context).text(str(call.payload, 'message'));
-      return outcome(
-        state,
-        mapped('progress.status', context, compact({ message }), { subject: kind, run }),
-      );
-    }
     case 'TodoCreated':
     case 'TodoCompleted': {
       // The validation firing precedes persistence; an absent or unknown phase still emits.
       if (str(call.payload, 'phase') === 'validation') return outcome(state);
       const type =
         call.moment === 'TodoCreated' ? 'progress.task.planned' : 'progress.task.completed';
-      return outcome(state, todoEvent(type, call, context, run));
+      return outcome(state, taskEvent(type, TODO_FIELDS, call, context, run));
     }
   }
   return outcome(state, extensionEvent(fallbackType('qwen-code', call.moment), context, run));

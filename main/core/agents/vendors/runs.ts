@@ -37,19 +37,45 @@ export const closeRun = (
   },
 });
 
-/** Records a requested tool call as open. */
+/**
+ * Open tool calls remembered per session; the oldest falls off first. A call whose settling hook
+ * never came (or came before its request, as concurrent hooks may) is otherwise held forever, and
+ * every later request copies it again: unbounded memory and a copy per hook that grows with it.
+ */
+export const MAX_OPEN_TOOLS = 32;
+
+/**
+ * A new table of open tools. Call ids are unique: a plain literal would get a new hidden class per
+ * id added (a transition chain growing with every tool call ever seen); a prototype-less object is
+ * a hash table from the start.
+ */
+const toolTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
+
+/** Records a requested tool call as open (at most MAX_OPEN_TOOLS, oldest dropped first). */
 export const withOpenTool = (
   state: MappingState,
   callId: string | undefined,
   name: string,
-): MappingState =>
-  callId === undefined ? state : { ...state, openTools: { ...state.openTools, [callId]: name } };
+): MappingState => {
+  if (callId === undefined) return state;
+  const openTools = toolTable();
+  let keep = Object.keys(state.openTools).length - (MAX_OPEN_TOOLS - 1);
+  for (const id in state.openTools) {
+    if (keep > 0 && id !== callId) {
+      keep -= 1;
+      continue;
+    }
+    openTools[id] = state.openTools[id];
+  }
+  openTools[callId] = name;
+  return { ...state, openTools };
+};
 
 /** Settles a tool call. */
 export const withoutTool = (state: MappingState, callId: string | undefined): MappingState => {
   if (callId === undefined || !(callId in state.openTools)) return state;
-  const openTools = { ...state.openTools };
-  delete openTools[callId];
+  const openTools = toolTable();
+  for (const id in state.openTools) if (id !== callId) openTools[id] = state.openTools[id];
   return { ...state, openTools };
 };
 
