@@ -8,13 +8,32 @@ export function canonicalJson(value: unknown): string {
     // undefined, functions and symbols have no JSON form; treat them as null like an array slot would.
     return text === undefined ? 'null' : text;
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++)
+      // A hole stays empty, as map + join leave it.
+      out += (i === 0 ? '' : ',') + (i in value ? canonicalJson(value[i]) : '');
+    return `${out}]`;
+  }
   const record = value as Record<string, unknown>;
-  const members = Object.keys(record)
-    .filter((k) => record[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`);
-  return `{${members.join(',')}}`;
+  const keys = Object.keys(record);
+  // Insertion sort by UTF-16 code units (what the default sort does for strings), in place: the
+  // key lists are short, and the default sort copies into a work array on every call.
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+  let out = '{';
+  let first = true;
+  for (const k of keys) {
+    const inner = record[k];
+    if (inner === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(inner)}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 /** SHA-256 of the canonical JSON of `value`, as 32 hex characters (first 16 bytes). Compute it before redaction. */

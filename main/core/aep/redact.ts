@@ -36,7 +36,10 @@ const SECRET_SHAPES: readonly (readonly [RegExp, readonly string[]])[] = [
   [/\bnpm_[A-Za-z0-9]{30,}/g, ['npm_']],
 ];
 
-const holdsAny = (text: string, literals: readonly string[]): boolean => literals.some((l) => text.includes(l));
+const holdsAny = (text: string, literals: readonly string[]): boolean => {
+  for (const l of literals) if (text.includes(l)) return true;
+  return false;
+};
 /** Home directories (rule c) start with one of these. */
 const HOME_HINTS = ['/home', '/Users', '\\Users'];
 const DIGIT = /\d/;
@@ -73,7 +76,7 @@ export function redact(text: string, options: RedactOptions = {}): string {
     );
   const secrets = options.secretValues ?? [];
   if (secrets.length > 0) {
-    for (const value of secrets.filter((v) => v.length > 0).sort((a, b) => b.length - a.length)) {
+    for (const value of longestFirst(secrets)) {
       if (out.includes(value)) out = out.split(value).join(SECRET_MARK);
     }
   }
@@ -111,6 +114,19 @@ export function redactValue(value: unknown, options: RedactOptions = {}): unknow
     return out;
   }
   return value;
+}
+
+/** The last secret values seen and their non-empty ones longest first (the same values arrive on every call). */
+let lastSecrets: readonly string[] = [];
+let lastOrder: readonly string[] = [];
+function longestFirst(secrets: readonly string[]): readonly string[] {
+  let same = secrets.length === lastSecrets.length;
+  for (let i = 0; same && i < secrets.length; i++) same = secrets[i] === lastSecrets[i];
+  if (!same) {
+    lastSecrets = [...secrets];
+    lastOrder = secrets.filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
+  }
+  return lastOrder;
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

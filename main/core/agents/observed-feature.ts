@@ -117,10 +117,17 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       // Cline is steered through its hub: its verbs are declared only while the hub can carry them.
       steeringVerbs: (vendor, session) => (vendor === 'cline' ? clineHub.verbs(session) : undefined),
     });
+    // The daemon's own tokens are always secret values (rule b), whatever the operator configured;
+    // the options are built again only when a token rotates, not per redacted string.
+    let redactOptions = { secretValues: [ctx.tokens.operator, ctx.tokens.hook] };
+    const redactText = (text: string): string => {
+      const [operator, hook] = redactOptions.secretValues;
+      if (operator !== ctx.tokens.operator || hook !== ctx.tokens.hook) redactOptions = { secretValues: [ctx.tokens.operator, ctx.tokens.hook] };
+      return redact(text, redactOptions);
+    };
     const mappingContext = (permissionLoop: boolean): MappingContext => ({
       capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
-      // The daemon's own tokens are always secret values (rule b), whatever the operator configured.
-      redact: (text) => redact(text, { secretValues: [ctx.tokens.operator, ctx.tokens.hook] }),
+      redact: redactText,
       newRunId: ulid,
       permissionLoop,
     });

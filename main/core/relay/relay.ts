@@ -22,6 +22,8 @@ import { scrubSecrets } from './secret-scrub';
 import type { Subscription } from './subscription';
 
 const log = createLogger('relay');
+const warnScrubbed = (event: AepEvent): void =>
+  log.warn('an ingested event carried a daemon token; it was redacted', { type: event.type });
 
 /** Construction options of the relay. */
 export interface RelayOptions {
@@ -107,11 +109,7 @@ export class Relay {
     const items =
       secrets === undefined
         ? received
-        : scrubSecrets(received, secrets, (event) =>
-            log.warn('an ingested event carried a daemon token; it was redacted', {
-              type: event.type,
-            }),
-          );
+        : scrubSecrets(received, secrets, warnScrubbed);
     for (const { event } of items)
       if (event.session !== undefined) this.claims.noteSource(event.session, event.source);
     const admitted = await this.options.store.admit(items);

@@ -11,20 +11,26 @@ import type { IngestItem } from './relay-types';
 /** Secrets shorter than this are not searched for (a token is 43 characters). */
 const MIN_SECRET_LENGTH = 16;
 
+const searchable = (secret: string): boolean => secret.length >= MIN_SECRET_LENGTH;
+
+/** True when `json` holds one of the searched `secrets` (a loop: this runs for every ingested event). */
+function carries(json: string, secrets: readonly string[]): boolean {
+  for (const s of secrets) if (searchable(s) && json.includes(s)) return true;
+  return false;
+}
+
 /** `items` with every occurrence of a secret replaced; the same array when none carries one. */
 export function scrubSecrets(
   items: readonly IngestItem[],
   secrets: readonly string[],
   onScrubbed: (event: AepEvent) => void = () => undefined,
 ): readonly IngestItem[] {
-  const searched = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
-  if (searched.length === 0) return items;
   let out: IngestItem[] | undefined;
   for (let i = 0; i < items.length; i++) {
     const { json } = items[i];
-    if (!searched.some((s) => json.includes(s))) continue;
+    if (!carries(json, secrets)) continue;
     let text = json;
-    for (const secret of searched) text = text.split(secret).join(SECRET_MARK);
+    for (const secret of secrets) if (searchable(secret)) text = text.split(secret).join(SECRET_MARK);
     (out ??= [...items])[i] = { event: JSON.parse(text) as AepEvent, json: text };
     onScrubbed(items[i].event);
   }

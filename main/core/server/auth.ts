@@ -16,16 +16,28 @@ export type RefusalCode = 'bad-host' | 'bad-origin' | 'unauthorized' | 'forbidde
 /** True when the Host header names a loopback host (any port). */
 export function isLoopbackHost(host: string | undefined): boolean {
   if (!host) return false;
+  // Every request of a client sends the same Host: the last one found loopback is not parsed again.
+  if (host === lastLoopbackHost) return true;
   const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase());
-  return m !== null && LOOPBACK_HOSTS.has(m[1]);
+  const loopback = m !== null && LOOPBACK_HOSTS.has(m[1]);
+  if (loopback) lastLoopbackHost = host;
+  return loopback;
 }
+let lastLoopbackHost: string | undefined;
+
+let lastAuthorization: string | undefined;
+let lastPresented = '';
 
 /** The token a request presents: `Authorization: Bearer`, else (when allowed) `access_token`. */
 export function presentedToken(req: IncomingMessage, target: { readonly url: URL }, allowQuery: boolean): string | null {
   const header = req.headers.authorization;
   if (typeof header === 'string') {
+    // A client sends the same header on every request: the last one is not matched again.
+    if (header === lastAuthorization) return lastPresented;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return m ? m[1] : '';
+    lastAuthorization = header;
+    lastPresented = m ? m[1] : '';
+    return lastPresented;
   }
   if (allowQuery) {
     // The URL is read only here: a target's URL may be built on first read.

@@ -15,7 +15,7 @@ import {
   type RefusalCode,
 } from './auth';
 import { sendError } from './http-util';
-import type { RequestContext, RouteTable } from './route-table';
+import type { Principal, RequestContext, RouteTable } from './route-table';
 import type { TokenStore } from './tokens';
 
 const log = createLogger('server');
@@ -80,18 +80,39 @@ interface Target {
   readonly ok: boolean;
 }
 
+/** A plain request target: its URL is parsed on first read (a class: no closure per request). */
+class PlainTarget implements Target {
+  readonly ok = true;
+  private parsed: URL | undefined;
+
+  constructor(
+    private readonly raw: string,
+    readonly path: string,
+  ) {}
+
+  get url(): URL {
+    return (this.parsed ??= new URL(this.raw, 'http://127.0.0.1'));
+  }
+}
+
+/** What a handler is given; the URL is the target's, read when the handler reads it. */
+class HandlerContext implements RequestContext {
+  constructor(
+    private readonly target: Target,
+    readonly principal: Principal,
+    readonly params: Readonly<Record<string, string>>,
+  ) {}
+
+  get url(): URL {
+    return this.target.url;
+  }
+}
+
 function pathOf(req: IncomingMessage): Target {
   const raw = req.url ?? '/';
   if (PLAIN_TARGET.test(raw) && !DOT_SEGMENT.test(raw)) {
     const q = raw.indexOf('?');
-    let url: URL | undefined;
-    return {
-      path: q === -1 ? raw : raw.slice(0, q),
-      get url() {
-        return (url ??= new URL(raw, 'http://127.0.0.1'));
-      },
-      ok: true,
-    };
+    return new PlainTarget(raw, q === -1 ? raw : raw.slice(0, q));
   }
   try {
     const url = new URL(raw, 'http://127.0.0.1');
@@ -189,13 +210,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       refuse(req, target, principal.error.code, message, false);
       return sendError(res, refusalStatus(principal.error.code), principal.error.code, message);
     }
-    const ctx: RequestContext = {
-      get url() {
-        return target.url;
-      },
-      principal: principal.value,
-      params,
-    };
+    const ctx: RequestContext = new HandlerContext(target, principal.value, params);
     try {
       await route.handler!(req, res, ctx);
     } catch (e) {

@@ -139,7 +139,7 @@ export class RouteTable {
 
   /** Finds the route for a request (upgrade requests only match upgrade routes and vice versa). */
   lookup(method: string, path: string, upgrade: boolean): Lookup {
-    const allow = new Set<string>();
+    let allow: Set<string> | undefined;
     let split: readonly string[] | undefined;
     const segments = (): readonly string[] => (split ??= path.split('/'));
     for (const { route, matcher } of this.routes) {
@@ -148,9 +148,9 @@ export class RouteTable {
       if (!params) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
         return { kind: 'match', match: { route, params } };
-      allow.add(route.method);
+      (allow ??= new Set<string>()).add(route.method);
     }
-    return allow.size > 0
+    return allow !== undefined
       ? { kind: 'method-not-allowed', allow: [...allow] }
       : { kind: 'not-found' };
   }

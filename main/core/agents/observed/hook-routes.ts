@@ -15,17 +15,19 @@ import type { HookService } from './hook-service';
 export const MAX_HOOK_BODY = 16 << 20;
 
 /** Tells the service when the vendor hung up before the reply (listened to only by held hooks). */
-function hangUpOf(res: ServerResponse): HangUp {
-  return {
-    get happened() {
-      return res.destroyed && !res.writableEnded;
-    },
-    onHangUp: (listener) => {
-      res.on('close', () => {
-        if (!res.writableEnded) listener();
-      });
-    },
-  };
+class ReplyHangUp implements HangUp {
+  constructor(private readonly res: ServerResponse) {}
+
+  get happened(): boolean {
+    return this.res.destroyed && !this.res.writableEnded;
+  }
+
+  onHangUp(listener: () => void): void {
+    const res = this.res;
+    res.on('close', () => {
+      if (!res.writableEnded) listener();
+    });
+  }
 }
 
 /**
@@ -66,7 +68,7 @@ export function hookRoute(service: HookService, onHook: (vendor: VendorId) => vo
         // Most hook calls carry no query: the URL is parsed only when there is one.
         const q = req.url?.includes('?') === true ? ctx.url.searchParams : null;
         const optIns = { instruct: q?.get('instruct') === '1', permissions: q?.get('permissions') === '1' };
-        const outcome = await service.handle(vendor, body.value, optIns, hangUpOf(res));
+        const outcome = await service.handle(vendor, body.value, optIns, new ReplyHangUp(res));
         const handover = outcome.status === 200 ? outcome.handover : undefined;
         if (handover) settleOnWrite(res, handover);
         try {

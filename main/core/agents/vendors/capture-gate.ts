@@ -27,39 +27,55 @@ export interface Gate {
   digest(value: unknown): string | undefined;
 }
 
-/** Builds the gate for an event of `type` under the context's policy. */
-export const gateFor = (type: string, context: MappingContext): Gate => {
-  const ceiling = ceilingFor(type, context.capture);
-  const allows = (level: Capture): boolean => captureRank(ceiling) >= captureRank(level);
-  const deep = (value: unknown): unknown => {
-    if (typeof value === 'string') return context.redact(value);
-    if (Array.isArray(value)) return value.map(deep);
-    if (typeof value === 'object' && value !== null) {
-      // A credential-named key's value goes whatever its shape (the pipeline's structured rule).
-      return Object.fromEntries(
-        Object.entries(value).map(([key, inner]) => [
-          key,
-          isCredentialKey(key) && inner !== null && typeof inner !== 'boolean'
-            ? SECRET_MARK
-            : deep(inner),
-        ]),
-      );
+/** Redacted-gated structured value: every string through the pipeline, credential-named keys' values dropped. */
+function deep(value: unknown, context: MappingContext): unknown {
+  if (typeof value === 'string') return context.redact(value);
+  if (Array.isArray(value)) return value.map((inner) => deep(inner, context));
+  if (typeof value === 'object' && value !== null) {
+    // A credential-named key's value goes whatever its shape (the pipeline's structured rule).
+    // Own enumerable keys in Object.entries order; each one an own data property of the copy,
+    // `__proto__` included, as Object.fromEntries makes them.
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const inner = (value as Record<string, unknown>)[key];
+      const copy = isCredentialKey(key) && inner !== null && typeof inner !== 'boolean' ? SECRET_MARK : deep(inner, context);
+      if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+      else out[key] = copy;
     }
-    return value;
-  };
-  return {
-    ceiling,
-    allows,
-    text: (value) => {
-      if (value === undefined || !allows('redacted')) return undefined;
-      return allows('full') ? value : context.redact(value);
-    },
-    redacted: (value) => {
-      if (value === undefined || !allows('redacted')) return undefined;
-      return allows('full') ? value : deep(value);
-    },
-    full: (value) => (allows('full') ? value : undefined),
-    digest: (value) =>
-      value === undefined || !allows('metadata') ? undefined : contentDigest(value),
-  };
-};
+    return out;
+  }
+  return value;
+}
+
+/** One event's gate: its methods live on the prototype, so a gate per event is one small object. */
+class EventGate implements Gate {
+  constructor(
+    readonly ceiling: Capture,
+    private readonly context: MappingContext,
+  ) {}
+
+  allows(level: Capture): boolean {
+    return captureRank(this.ceiling) >= captureRank(level);
+  }
+
+  text(value: string | undefined): string | undefined {
+    if (value === undefined || !this.allows('redacted')) return undefined;
+    return this.allows('full') ? value : this.context.redact(value);
+  }
+
+  redacted(value: unknown): unknown {
+    if (value === undefined || !this.allows('redacted')) return undefined;
+    return this.allows('full') ? value : deep(value, this.context);
+  }
+
+  full<T>(value: T): T | undefined {
+    return this.allows('full') ? value : undefined;
+  }
+
+  digest(value: unknown): string | undefined {
+    return value === undefined || !this.allows('metadata') ? undefined : contentDigest(value);
+  }
+}
+
+/** Builds the gate for an event of `type` under the context's policy. */
+export const gateFor = (type: string, context: MappingContext): Gate => new EventGate(ceilingFor(type, context.capture), context);

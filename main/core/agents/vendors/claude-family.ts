@@ -53,29 +53,24 @@ export const parseFamilyPayload = (
   if (TOOL_MOMENTS.has(moment) && toolName === undefined) {
     return err('invalid-payload', `${name} ${moment} payload has no tool_name`);
   }
-  const call: HookCall = {
-    vendor,
-    moment,
-    session,
-    turn: nonEmpty(payload, 'turn_id'),
-    cwd: nonEmpty(payload, 'cwd'),
-    tool:
-      toolName === undefined
-        ? undefined
-        : {
-            name: toolName,
-            callId: nonEmpty(payload, 'tool_use_id'),
-            input: payload.tool_input ?? undefined,
-          },
-    prompt: str(payload, 'prompt'),
-    agentId: nonEmpty(payload, 'agent_id'),
-    payload,
-  };
-  return ok(
-    Object.fromEntries(
-      Object.entries(call).filter(([, value]) => value !== undefined),
-    ) as unknown as HookCall,
-  );
+  // Only the defined fields, in this order (no intermediate object or entry pairs per hook).
+  const call: { -readonly [K in keyof HookCall]?: HookCall[K] } = { vendor, moment, session };
+  const turn = nonEmpty(payload, 'turn_id');
+  if (turn !== undefined) call.turn = turn;
+  const cwd = nonEmpty(payload, 'cwd');
+  if (cwd !== undefined) call.cwd = cwd;
+  if (toolName !== undefined)
+    call.tool = {
+      name: toolName,
+      callId: nonEmpty(payload, 'tool_use_id'),
+      input: payload.tool_input ?? undefined,
+    };
+  const prompt = str(payload, 'prompt');
+  if (prompt !== undefined) call.prompt = prompt;
+  const agentId = nonEmpty(payload, 'agent_id');
+  if (agentId !== undefined) call.agentId = agentId;
+  call.payload = payload;
+  return ok(call as HookCall);
 };
 
 /** The steering reply of the family: additional context for the named hook moment. */

@@ -46,6 +46,11 @@ export const obj = (source: JsonObject | undefined, key: string): JsonObject | u
 /** Copies only the defined entries, so absent attributes are omitted rather than undefined. */
 export const compact = (entries: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(entries)) if (value !== undefined) out[key] = value;
+  // Own keys in the order Object.entries gives them, without a [key, value] pair per entry.
+  for (const key in entries) {
+    if (!Object.hasOwn(entries, key)) continue;
+    const value = entries[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 };
