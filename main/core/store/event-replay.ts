@@ -40,38 +40,25 @@ interface KeyRow {
 /** A replay row in raw mode: ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch. */
 type ReplayRow = [number, number, number, number, number | null, string, string, number | null];
 
-/**
- * A replayed row over its raw columns (no copy of them per row); the envelope is parsed only if
- * someone reads `event`.
- */
+/** A replayed row; the envelope is parsed only if someone reads `event`. */
 class StoredRow implements StoredEvent {
   private parsed: AepEvent | undefined;
+  readonly ownEpoch: number | undefined;
+  readonly ownSeq: number | undefined;
+  readonly sequenced: boolean;
 
   constructor(
-    private readonly row: ReplayRow,
+    readonly json: string,
+    readonly type: string,
     readonly session: string,
-  ) {}
-
-  get json(): string {
-    return this.row[5];
-  }
-  get type(): string {
-    return this.row[6];
-  }
-  get ownEpoch(): number | undefined {
-    return this.row[7] ?? undefined;
-  }
-  get ownSeq(): number | undefined {
-    return this.row[4] ?? undefined;
-  }
-  get epoch(): number {
-    return this.row[0];
-  }
-  get seq(): number {
-    return this.row[1];
-  }
-  get sequenced(): boolean {
-    return this.row[4] !== null;
+    ownEpoch: number | null,
+    ownSeq: number | null,
+    readonly epoch: number,
+    readonly seq: number,
+  ) {
+    this.ownEpoch = ownEpoch ?? undefined;
+    this.ownSeq = ownSeq ?? undefined;
+    this.sequenced = ownSeq !== null;
   }
 
   get event(): AepEvent {
@@ -81,13 +68,9 @@ class StoredRow implements StoredEvent {
 
 /** Rows read per replay page unless the store is told otherwise. */
 export const DEFAULT_REPLAY_PAGE_SIZE = 1_000;
-/**
- * A page read that took longer than this halves the next page's row limit; a quicker one doubles
- * it again (up to the page size). The first page of a replay reads at most `FIRST_PAGE_ROWS`.
- */
+/** A page stops early once its read has taken this long (checked every few rows). */
 export const PAGE_BUDGET_MS = 10;
-const FIRST_PAGE_ROWS = 256;
-const MIN_PAGE_ROWS = 32;
+const BUDGET_CHECK_EVERY = 32;
 
 /** The store's reader: replay pages, retained bounds and held sessions. */
 export class EventReplay {
@@ -153,32 +136,29 @@ export class EventReplay {
     // (epoch, seq, 0, max n) excludes every sequenced row at `after`; (-1, …) starts before any row.
     let key: [number, number, number, number] =
       after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
-    // The page's array is reused: each raw row is wrapped in place.
-    const toPage = (rows: ReplayRow[]): StoredEvent[] => {
-      const page = rows as unknown as StoredEvent[];
-      for (let i = 0; i < rows.length; i++) page[i] = new StoredRow(rows[i], session);
-      return page;
-    };
+    const toPage = (rows: ReplayRow[]): StoredEvent[] =>
+      rows.map(
+        ([epoch, seq, , , ownSeq, json, type, ownEpoch]) =>
+          new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq),
+      );
     if (sql.where === '') {
-      // One statement run per page (`all`: no per-row call into SQLite). A page ends at its row
-      // limit, which follows the time the reads take, so a page read from a cold disk or on a busy
-      // machine holds the event loop only briefly and the next one is shorter.
-      let limit = Math.min(this.pageSize, FIRST_PAGE_ROWS);
       for (;;) {
+        // A page ends at the page size or at the time budget, whichever comes first, so a page
+        // read from a cold disk or a busy machine still holds the event loop only briefly.
         const started = performance.now();
-        const rows = this.replayStmt.all(session, ...key, limit) as ReplayRow[];
-        const took = performance.now() - started;
-        const full = rows.length === limit;
-        if (full) {
-          const [epoch, seq, tie, n] = rows[rows.length - 1];
-          key = [epoch, seq, tie, n];
+        const rows: ReplayRow[] = [];
+        let more = false;
+        for (const row of this.replayStmt.iterate(session, ...key, this.pageSize) as IterableIterator<ReplayRow>) {
+          rows.push(row);
+          if (rows.length % BUDGET_CHECK_EVERY === 0 && performance.now() - started > PAGE_BUDGET_MS) {
+            more = true;
+            break;
+          }
         }
         yield toPage(rows);
-        if (!full) return;
-        limit =
-          took > PAGE_BUDGET_MS
-            ? Math.max(Math.min(MIN_PAGE_ROWS, this.pageSize), limit >> 1)
-            : Math.min(this.pageSize, limit * 2);
+        if (!more && rows.length < this.pageSize) return;
+        const [epoch, seq, tie, n] = rows[rows.length - 1];
+        key = [epoch, seq, tie, n];
       }
     }
     const window = this.pageSize;
