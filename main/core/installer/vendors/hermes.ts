@@ -54,7 +54,8 @@ export function hermesHome(env: InstallerEnv): string {
 const HELD_TIMEOUT_S = 90;
 
 function entryFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
-  // The gated pre_tool_call is held up to 55 s by the daemon; its timeout must exceed that.
+  // With the permission opt-in the gated pre_tool_call gets room for a held answer. Today the
+  // Hermes adapter holds no moment (its approvals are answered out of band), so the reply is immediate.
   const timeout = event === 'pre_tool_call' && want.permissions ? HELD_TIMEOUT_S : 10;
   return { command: hookCommand('hermes', env, want, 'argv'), timeout };
 }
