@@ -7,15 +7,15 @@
  * A tool call the turn left open is settled before it: `tool.failed` (daemon-stopped), caused by its
  * `tool.requested`; a tool call that completed is left as it was.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { validateStream } from '../../../main/core/aep/stream-checker';
-import { SseClient } from '../relay/harness';
-import { ready, spawnServe, type ServeChild } from './serve-process';
+import { startServe, streamUntil } from './crash-rig';
+import type { ServeChild } from './serve-process';
 
 const MOCK = fileURLToPath(new URL('../../support/mock-acp-agent.mjs', import.meta.url));
 const children: ServeChild[] = [];
@@ -44,16 +44,6 @@ const alive = (pid: number): boolean => {
 
 type Json = Record<string, unknown>;
 
-/** Every stored event until `done` holds over them (history, then live). */
-async function streamUntil(url: string, token: string, done: (events: AepEvent[]) => boolean): Promise<AepEvent[]> {
-  const sse = await SseClient.open(url, '/stream?from=all', { Authorization: `Bearer ${token}` });
-  try {
-    await sse.until((c) => done(c.events()));
-    return sse.events();
-  } finally {
-    sse.close();
-  }
-}
 
 const has = (events: readonly AepEvent[], session: unknown, type: string): boolean => events.some((e) => e.session === session && e.type === type);
 
@@ -63,10 +53,7 @@ describe('serve crash with launched sessions', () => {
     dirs.push(root);
     const dataDir = join(root, 'data');
     const cwd = mkdtempSync(join(root, 'cwd-'));
-    const first = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(first);
-    const url = await ready(first);
-    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+    const { serve: first, url, operator: token } = await startServe(dataDir, children);
     const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Json & Json[] }> => {
       const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       return { status: res.status, json: (await res.json()) as Json & Json[] };
@@ -92,9 +79,7 @@ describe('serve crash with launched sessions', () => {
     // The stubborn agents outlived their daemon.
     expect(agentPids.every(alive)).toBe(true);
 
-    const second = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(second);
-    const url2 = await ready(second);
+    const { serve: second, url: url2 } = await startServe(dataDir, children);
     const res = await fetch(`${url2}/api/launched`, { headers: { authorization: `Bearer ${token}` } });
     const after = (await res.json()) as Json[];
     const byAgent = Object.fromEntries(after.map((r) => [r.agent as string, r]));
@@ -158,10 +143,7 @@ describe('serve crash with launched sessions', () => {
     dirs.push(root);
     const dataDir = join(root, 'data');
     const cwd = mkdtempSync(join(root, 'cwd-'));
-    const first = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(first);
-    const url = await ready(first);
-    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+    const { serve: first, url, operator: token } = await startServe(dataDir, children);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const patched = await fetch(`${url}/api/settings`, {
       method: 'PATCH',
@@ -177,9 +159,7 @@ describe('serve crash with launched sessions', () => {
     first.child.kill('SIGKILL');
     await first.exited;
 
-    const second = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(second);
-    const url2 = await ready(second);
+    const { serve: second, url: url2 } = await startServe(dataDir, children);
     const own = (await streamUntil(url2, token, (all) => has(all, session, 'session.ended'))).filter((e) => e.session === session);
     const card = own.find((e) => e.type === 'attention.requested') as AepEvent;
     const closing = own.filter((e) => e.subject === card.id && (e.type === 'attention.resolved' || e.type === 'attention.timeout'));

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { validateStream } from '../../../main/core/aep/stream-checker';
-import { SseClient } from '../relay/harness';
-import { ready, spawnServe, type ServeChild } from './serve-process';
+import { startServe, streamUntil } from './crash-rig';
+import type { ServeChild } from './serve-process';
 
 const children: ServeChild[] = [];
 const dirs: string[] = [];
@@ -19,15 +19,6 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function streamUntil(url: string, token: string, done: (events: AepEvent[]) => boolean): Promise<AepEvent[]> {
-  const sse = await SseClient.open(url, '/stream?from=all', { Authorization: `Bearer ${token}` });
-  try {
-    await sse.until((c) => done(c.events()));
-    return sse.events();
-  } finally {
-    sse.close();
-  }
-}
 
 const hook = (url: string, token: string, payload: Record<string, unknown>): Promise<Response> =>
   fetch(`${url}/hooks/claude-code?permissions=1`, {
@@ -41,10 +32,7 @@ describe('serve crash with a held permission hook', () => {
     const root = mkdtempSync(join(tmpdir(), 'aep-permission-crash-'));
     dirs.push(root);
     const dataDir = join(root, 'data');
-    const first = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(first);
-    const url = await ready(first);
-    const operator = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+    const { serve: first, url, operator } = await startServe(dataDir, children);
     const hookToken = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
     expect((await hook(url, hookToken, { hook_event_name: 'SessionStart', source: 'startup' })).status).toBe(200);
     const held = hook(url, hookToken, { hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }).then(
@@ -57,9 +45,7 @@ describe('serve crash with a held permission hook', () => {
     await first.exited;
     expect(await held).toBe('hung up');
 
-    const second = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(second);
-    const url2 = await ready(second);
+    const { serve: second, url: url2 } = await startServe(dataDir, children);
     const events = await streamUntil(url2, operator, (all) => all.some((e) => e.type === 'attention.resolved' && e.subject === card.id));
     const own = events.filter((e) => e.session === 'held-1');
     const closing = own.filter((e) => e.subject === card.id && (e.type === 'attention.resolved' || e.type === 'attention.timeout'));
@@ -74,9 +60,7 @@ describe('serve crash with a held permission hook', () => {
     // A third start finds nothing left open: nothing is dismissed twice.
     second.child.kill('SIGKILL');
     await second.exited;
-    const third = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(third);
-    const url3 = await ready(third);
+    const { serve: third, url: url3 } = await startServe(dataDir, children);
     const again = await fetch(`${url3}/api/audit?action=permission.dismissed`, { headers: { authorization: `Bearer ${operator}` } });
     expect(((await again.json()) as { rows: unknown[] }).rows).toHaveLength(1);
     third.child.kill('SIGTERM');
