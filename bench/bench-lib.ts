@@ -163,6 +163,15 @@ export function processCpuMs(pid: number | undefined): number {
   }
 }
 
+/** Bytes the process has written so far through write calls (`wchar` of /proc/<pid>/io); NaN elsewhere. */
+export function processWrittenBytes(pid: number | undefined): number {
+  try {
+    return Number(/^wchar:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
 /** Prints one section's figures in the line format scripts/bench.mjs collects. */
 export function report(section: string, figures: Record<string, number | string | boolean>): void {
   process.stdout.write(`BENCH ${JSON.stringify({ section, figures })}\n`);

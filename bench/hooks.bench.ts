@@ -2,7 +2,10 @@
  * Hooks and steering: the hook round trip (POST /hooks/claude-code to a `serve` child, one live
  * WebSocket subscriber attached) at concurrency 1 and 16 against a bare Node HTTP echo child
  * measured in the same run: throughput (target ≥ 0.6× the floor), p99 (target at c16 ≤ 2×) and CPU
- * per hook from /proc of each server process (target ≤ 2× the floor's CPU per request); the
+ * per hook from /proc of each server process (target ≤ 2× the floor's CPU per request), and the
+ * bytes the daemon writes per hook (WAL frames and checkpoints: a figure that does not move with the
+ * machine's load). BENCH_HOOK_REQUESTS (3,000) hooks per level and run, BENCH_HOOK_RUNS (3) runs,
+ * medians reported with each run's value, after BENCH_HOOK_WARM (2,000) hooks per level; the
  * command-hook shim's wall time against `node -e 0` (the installed command, target ≤ 1.2×; the CLI's
  * `aep-companion hook` beside it); and command → ack latency
  * for `x.claude-code.control.instruct` over a real WebSocket (target: p99 ≤ 10 ms).
@@ -17,10 +20,12 @@ import WebSocket from 'ws';
 import { launcherPath } from '../main/core/installer/hook-target';
 import { shimFiles } from '../main/core/installer/shim-script';
 import { buildCli } from '../scripts/build-cli.mjs';
-import { percentile, processCpuMs, report, startBenchDaemon } from './bench-lib';
+import { percentile, processCpuMs, processWrittenBytes, report, startBenchDaemon } from './bench-lib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUND_TRIPS = Number(process.env.BENCH_HOOK_REQUESTS ?? 3_000);
+const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 3);
+const WARM = Number(process.env.BENCH_HOOK_WARM ?? 2_000);
 const SHIM_RUNS = Number(process.env.BENCH_SHIM_RUNS ?? 20);
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 500);
 
@@ -246,39 +251,61 @@ const round = (n: number): number => Number(n.toFixed(3));
 const echo = await startEcho();
 const daemon = await startBenchDaemon();
 try {
-  const figures: Record<string, number | boolean> = {};
-  let pass = true;
   const subscriber = await liveSubscriber(daemon.url, daemon.operator);
-  for (const concurrency of [1, 16]) {
-    // Warm both paths (JIT, keep-alive sockets, prepared statements) before measuring.
-    await roundTrips(echo.url, '/hooks/claude-code', daemon.hook, concurrency, 300, `warm-e${concurrency}`);
-    await roundTrips(daemon.url, '/hooks/claude-code', daemon.hook, concurrency, 300, `warm-h${concurrency}`);
-    let cpu = processCpuMs(echo.pid);
-    const bare = await roundTrips(echo.url, '/hooks/claude-code', daemon.hook, concurrency, ROUND_TRIPS, `echo-c${concurrency}`);
-    const echoCpu = (processCpuMs(echo.pid) - cpu) / ROUND_TRIPS;
-    cpu = processCpuMs(daemon.child.pid);
-    const hooks = await roundTrips(daemon.url, '/hooks/claude-code', daemon.hook, concurrency, ROUND_TRIPS, `hook-c${concurrency}`);
-    const hookCpu = (processCpuMs(daemon.child.pid) - cpu) / ROUND_TRIPS;
-    const echoRate = ROUND_TRIPS / bare.seconds!;
-    const hookRate = ROUND_TRIPS / hooks.seconds!;
-    const c = `c${concurrency}`;
-    figures[`${c} echo floor req/s`] = Math.round(echoRate);
-    figures[`${c} hook req/s`] = Math.round(hookRate);
-    figures[`${c} throughput ratio (≥ 0.6)`] = round(hookRate / echoRate);
-    figures[`${c} echo p50 ms`] = round(percentile(bare, 50));
-    figures[`${c} hook p50 ms`] = round(percentile(hooks, 50));
-    figures[`${c} echo p99 ms`] = round(percentile(bare, 99));
-    figures[`${c} hook p99 ms`] = round(percentile(hooks, 99));
-    figures[`${c} p99 ratio${concurrency === 16 ? ' (≤ 2)' : ''}`] = round(percentile(hooks, 99) / percentile(bare, 99));
-    figures[`${c} echo CPU ms/request`] = round(echoCpu);
-    figures[`${c} daemon CPU ms/hook`] = round(hookCpu);
-    figures[`${c} CPU ratio (≤ 2)`] = round(hookCpu / echoCpu);
-    pass &&= hookRate / echoRate >= 0.6 && hookCpu / echoCpu <= 2;
-    if (concurrency === 16) pass &&= percentile(hooks, 99) / percentile(bare, 99) <= 2;
+  // Warm both paths (JIT, keep-alive sockets, prepared statements) at both levels before measuring:
+  // the daemon's optimizing compiler is still busy after a few hundred hooks, the echo's is not.
+  for (const concurrency of [16, 1]) {
+    await roundTrips(echo.url, '/hooks/claude-code', daemon.hook, concurrency, WARM, `warm-e${concurrency}`);
+    await roundTrips(daemon.url, '/hooks/claude-code', daemon.hook, concurrency, WARM, `warm-h${concurrency}`);
   }
+  // RUNS rounds, each measuring the floor and then the daemon at each level; every ratio is taken
+  // within its round (the machine is shared), and the section reports the medians with each round's value.
+  const perRun = new Map<string, number[]>();
+  const note = (name: string, value: number): void => {
+    const values = perRun.get(name) ?? [];
+    values.push(value);
+    perRun.set(name, values);
+  };
+  for (let run = 0; run < RUNS; run++) {
+    for (const concurrency of [1, 16]) {
+      let cpu = processCpuMs(echo.pid);
+      const bare = await roundTrips(echo.url, '/hooks/claude-code', daemon.hook, concurrency, ROUND_TRIPS, `echo-c${concurrency}-${run}`);
+      const echoCpu = (processCpuMs(echo.pid) - cpu) / ROUND_TRIPS;
+      cpu = processCpuMs(daemon.child.pid);
+      const written = processWrittenBytes(daemon.child.pid);
+      const hooks = await roundTrips(daemon.url, '/hooks/claude-code', daemon.hook, concurrency, ROUND_TRIPS, `hook-c${concurrency}-${run}`);
+      const hookCpu = (processCpuMs(daemon.child.pid) - cpu) / ROUND_TRIPS;
+      const hookWritten = (processWrittenBytes(daemon.child.pid) - written) / ROUND_TRIPS;
+      const echoRate = ROUND_TRIPS / bare.seconds!;
+      const hookRate = ROUND_TRIPS / hooks.seconds!;
+      const c = `c${concurrency}`;
+      note(`${c} echo floor req/s`, Math.round(echoRate));
+      note(`${c} hook req/s`, Math.round(hookRate));
+      note(`${c} throughput ratio (≥ 0.6)`, round(hookRate / echoRate));
+      note(`${c} echo p50 ms`, round(percentile(bare, 50)));
+      note(`${c} hook p50 ms`, round(percentile(hooks, 50)));
+      note(`${c} echo p99 ms`, round(percentile(bare, 99)));
+      note(`${c} hook p99 ms`, round(percentile(hooks, 99)));
+      note(`${c} p99 ratio${concurrency === 16 ? ' (≤ 2)' : ''}`, round(percentile(hooks, 99) / percentile(bare, 99)));
+      note(`${c} echo CPU ms/request`, round(echoCpu));
+      note(`${c} daemon CPU ms/hook`, round(hookCpu));
+      note(`${c} CPU ratio (≤ 2)`, round(hookCpu / echoCpu));
+      note(`${c} daemon bytes written/hook (store, WAL and checkpoints)`, Math.round(hookWritten));
+    }
+  }
+  const figures: Record<string, number | string | boolean> = { requests: ROUND_TRIPS, 'warm-up hooks per level': WARM, runs: RUNS };
+  const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+  for (const [name, values] of perRun) {
+    figures[`${name}${RUNS > 1 ? ', median' : ''}`] = median(values);
+    if (RUNS > 1) figures[`${name}, each run`] = values.join(' / ');
+  }
+  const m = (name: string): number => median(perRun.get(name)!);
+  let pass = true;
+  for (const c of ['c1', 'c16']) pass &&= m(`${c} throughput ratio (≥ 0.6)`) >= 0.6 && m(`${c} CPU ratio (≤ 2)`) <= 2;
+  pass &&= m('c16 p99 ratio (≤ 2)') <= 2;
   figures['live WS subscriber frames'] = subscriber.frames();
   subscriber.close();
-  report('hook round trip (1 live WS subscriber; CPU from /proc of each server process)', { requests: ROUND_TRIPS, ...figures, pass });
+  report('hook round trip (1 live WS subscriber; CPU from /proc of each server process)', { ...figures, pass });
 
   const shim = await shimWallTime(daemon.url, daemon.hook);
   report('hook shim', {

@@ -9,6 +9,7 @@ import { launchedSessionsMigration } from './0070-launched-sessions';
 import { agentInputsMigration } from './0080-agent-inputs';
 import { eventSearchMigration } from './0090-event-search';
 import { inputReceiptsMigration } from './0100-input-receipts';
+import { appendIndexesMigration } from './0110-append-indexes';
 
 export type { Migration } from './migration';
 
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   agentInputsMigration,
   eventSearchMigration,
   inputReceiptsMigration,
+  appendIndexesMigration,
 ];
