@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventSearch, SearchQueryError } from '../../../main/core/store/event-search';
 import { EventStore } from '../../../main/core/store/event-store';
-import { SearchIndexer } from '../../../main/core/store/search-indexer';
+import { SearchIndexer, STEP_BUDGET_MS } from '../../../main/core/store/search-indexer';
 import { migrations } from '../../../main/core/store/migrations/index';
 import { openDb } from '../../../main/core/store/open-db';
 import { event, items, tempDir } from './temp-db';
@@ -85,6 +85,33 @@ describe('event search index', () => {
       10, 10, 5, 0,
     ]);
     expect(await indexer.run()).toBe(0);
+  });
+
+  it('sizes background batches to the time budget: halves after a slow one, grows back after fast ones', async () => {
+    t = tempDir();
+    db = openDb(t.file());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
+    const admitMany = (from: number, count: number) =>
+      store.admit(
+        items(...Array.from({ length: count }, (_, i) => event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }))),
+      );
+    // Each batch "takes" what the clock advances between its two readings.
+    let clock = 0;
+    let perBatch = STEP_BUDGET_MS + 1;
+    let reading = 0;
+    const now = (): number => (reading++ % 2 === 0 ? clock : (clock += perBatch));
+    const indexer = new SearchIndexer(db, { everyMs: 0, batch: 64, now });
+    await admitMany(1, 200);
+    expect(indexer.backgroundBatch).toBe(64);
+    // Slow batches: 64 → 32 → 16 → 8 (the floor), everything still indexed.
+    expect(await indexer.run()).toBe(200);
+    expect(indexer.backgroundBatch).toBe(8);
+    // Fast batches (under half the budget) double it again, up to the configured batch.
+    perBatch = STEP_BUDGET_MS / 4;
+    await admitMany(201, 200);
+    expect(await indexer.run()).toBe(200);
+    expect(indexer.backgroundBatch).toBe(64);
+    expect(new EventSearch(db).search({ q: 'm400', limit: 5 }).hits).toHaveLength(1);
   });
 
   it('forgets trimmed events and stays in step through many trims', async () => {
