@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventStore } from '../../../main/core/store/event-store';
+import { migrations } from '../../../main/core/store/migrations/index';
 import { openDb } from '../../../main/core/store/open-db';
 import { StoreError } from '../../../main/core/store/store-error';
 import { event, items, tempDir } from './temp-db';
@@ -90,6 +91,24 @@ describe('EventStore.admit', () => {
     expect(first).toEqual([false]);
     expect(second).toEqual([true, false]);
     expect(store.counts()).toEqual({ events: 3, sessions: 1 });
+  });
+
+  it('keeps refusing duplicates across the 0110 upgrade of the dedupe index to (id, source)', async () => {
+    db.close();
+    const file = tmp.file('upgraded.db');
+    const before = openDb(file, { migrations: migrations.filter((m) => m.version < 110) });
+    const stored = event({ seq: 1 });
+    expect(await new EventStore(before, { maxEventsPerSession: 100 }).admit(items(stored))).toEqual([true]);
+    before.close();
+    db = openDb(file);
+    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('events', 'sessions')").all() as { name: string }[]).map((r) => r.name);
+    expect(indexes).toContain('events_id_source');
+    expect(indexes).not.toContain('events_source_id');
+    expect(indexes).not.toContain('sessions_state_seen');
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const sameIdOtherSource = { ...stored, source: 'urn:test:other' };
+    expect(await store.admit(items(stored, sameIdOtherSource))).toEqual([false, true]);
+    expect(storedIds(file)).toEqual([stored.id, stored.id]);
   });
 
   it('treats the same id from two sources as two events', async () => {
