@@ -44,7 +44,6 @@ const alive = (pid: number): boolean => {
 
 type Json = Record<string, unknown>;
 
-
 const has = (events: readonly AepEvent[], session: unknown, type: string): boolean => events.some((e) => e.session === session && e.type === type);
 
 describe('serve crash with launched sessions', () => {

@@ -19,7 +19,6 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-
 const hook = (url: string, token: string, payload: Record<string, unknown>): Promise<Response> =>
   fetch(`${url}/hooks/claude-code?permissions=1`, {
     method: 'POST',
