@@ -3,7 +3,7 @@
  * keep-alive HTTP posting, event builders, and the one-line result format scripts/bench.mjs reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +163,28 @@ export function processCpuMs(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU time (ms) the live threads of a process have used so far, from each thread's schedstat (ns
+ * resolution, where /proc/<pid>/stat counts clock ticks of 10 ms); NaN elsewhere. Threads that
+ * ended are not counted, so it suits processes whose threads live as long as they do (a daemon
+ * and its workers, an echo server).
+ */
+export function processThreadsCpuMs(pid: number | undefined): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Bytes the process has written so far through write calls (`wchar` of /proc/<pid>/io); NaN elsewhere. */
 export function processWrittenBytes(pid: number | undefined): number {
   try {
@@ -170,6 +192,33 @@ export function processWrittenBytes(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** The machine's CPU time counters (all cores, in clock ticks) from /proc/stat; null elsewhere. */
+export interface MachineTicks {
+  readonly total: number;
+  readonly steal: number;
+}
+
+/** Reads the machine's CPU time counters: `stolenShare(before, after)` gives the stolen share between two reads. */
+export function machineTicks(): MachineTicks | null {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already).
+    return { total: cpu.slice(0, 8).reduce((a, b) => a + b, 0), steal: cpu[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share (%) of the machine's CPU time the hypervisor gave to other guests between two reads:
+ * on a virtual machine this is what makes two runs of the same bench differ, so the sections that
+ * compare against a floor report it beside their ratios. NaN when /proc/stat is not there.
+ */
+export function stolenShare(before: MachineTicks | null, after: MachineTicks | null): number {
+  if (before === null || after === null || after.total <= before.total) return NaN;
+  return Number(((100 * (after.steal - before.steal)) / (after.total - before.total)).toFixed(1));
 }
 
 /** Prints one section's figures in the line format scripts/bench.mjs collects. */
