@@ -16,7 +16,7 @@ import {
   type Position,
 } from '../../../common/aep/envelope';
 import type { Filter } from '../aep/filter';
-import type { EventStore } from '../store/event-store';
+import type { EventStore, StoredEvent } from '../store/event-store';
 import { replaySql } from '../store/replay-filter';
 import { FanoutItem, ReplayItem, type Rendered } from './fanout-item';
 import { comparePositions, type ReplayFrom } from './positions';
@@ -101,10 +101,6 @@ export class Subscription {
   async start(options: { live: boolean } = { live: true }): Promise<void> {
     const from = this.spec.from;
     if (from !== undefined) {
-      const plan: { session: string; after: { epoch: number; seq: number } | null }[] =
-        from === 'all'
-          ? this.store.heldSessions().map((session) => ({ session, after: null }))
-          : from.map((p) => ({ session: p.session, after: { epoch: p.epoch, seq: p.seq } }));
       // The filter's column part runs in SQL; when that is the whole filter and no ceiling lowers
       // anything, the stored text is forwarded as is, unparsed.
       const sql = replaySql(this.spec.filter.spec);
@@ -114,36 +110,25 @@ export class Subscription {
       const wanted = (session: string): boolean =>
         sessions === undefined ||
         (Array.isArray(sessions) ? sessions.includes(session) : sessions === session);
+      let plan: { session: string; after: { epoch: number; seq: number } | null }[];
+      if (from === 'all' && sql.where === '' && sessions === undefined) {
+        // Replay-all with no column filter: one pass over the table in row order for every session
+        // held in order (each table page read once), then the others a session at a time.
+        const held = this.store.replayHeld();
+        for (const page of held.pages) if (!(await this.replayPage(page, verbatim, sql.exact))) return;
+        plan = held.disordered.map((session) => ({ session, after: null }));
+      } else {
+        plan =
+          from === 'all'
+            ? this.store.heldSessions().map((session) => ({ session, after: null }))
+            : from.map((p) => ({ session: p.session, after: { epoch: p.epoch, seq: p.seq } }));
+      }
       for (const step of plan) {
         if (this.closed || this.transport.isClosed()) return;
         if (!wanted(step.session)) continue;
         if (step.after !== null) this.checkExhausted(step.session, step.after);
-        for (const page of this.store.replayPages(step.session, step.after, sql)) {
-          for (let i = 0; i < page.length; i++) {
-            const stored = page[i];
-            // A slice of a page at a time (and a turn between pages, below): a hook arriving
-            // meanwhile waits for one slice, not for the replay.
-            if (i > 0 && i % REPLAY_SLICE === 0) {
-              this.replayTurns++;
-              await nextTurn();
-            }
-            if (this.closed || this.transport.isClosed()) return;
-            if (stored.sequenced)
-              this.lastReplayed.set(step.session, { epoch: stored.epoch, seq: stored.seq });
-            if (verbatim) {
-              this.send(new ReplayItem(stored));
-            } else {
-              if (!sql.exact && !this.spec.filter.matches(stored.event)) continue;
-              this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
-            }
-            if (this.transport.bufferedBytes() >= this.limits.softBytes)
-              await this.transport.drained();
-          }
-          // One page of bounded work at a time: hooks and other connections run in between.
-          this.replayTurns++;
-          await nextTurn();
-          if (this.closed || this.transport.isClosed()) return;
-        }
+        for (const page of this.store.replayPages(step.session, step.after, sql))
+          if (!(await this.replayPage(page, verbatim, sql.exact))) return;
       }
     }
     if (this.closed || this.transport.isClosed()) return;
@@ -159,6 +144,36 @@ export class Subscription {
       if (this.coveredByReplay(item.event)) continue;
       this.deliverLive(item);
     }
+  }
+
+  /**
+   * Sends one page of replayed rows (`exact`: the SQL part was the whole filter), a slice at a
+   * time, then takes a turn; false once the subscription or its connection is closed.
+   */
+  private async replayPage(page: readonly StoredEvent[], verbatim: boolean, exact: boolean): Promise<boolean> {
+    for (let i = 0; i < page.length; i++) {
+      const stored = page[i];
+      // A slice of a page at a time (and a turn between pages, below): a hook arriving
+      // meanwhile waits for one slice, not for the replay.
+      if (i > 0 && i % REPLAY_SLICE === 0) {
+        this.replayTurns++;
+        await nextTurn();
+      }
+      if (this.closed || this.transport.isClosed()) return false;
+      if (stored.sequenced)
+        this.lastReplayed.set(stored.session, { epoch: stored.epoch, seq: stored.seq });
+      if (verbatim) {
+        this.send(new ReplayItem(stored));
+      } else {
+        if (!exact && !this.spec.filter.matches(stored.event)) continue;
+        this.send(new FanoutItem(stored.event, stored.json).at(this.spec.capture));
+      }
+      if (this.transport.bufferedBytes() >= this.limits.softBytes) await this.transport.drained();
+    }
+    // One page of bounded work at a time: hooks and other connections run in between.
+    this.replayTurns++;
+    await nextTurn();
+    return !(this.closed || this.transport.isClosed());
   }
 
   /** Offers a fanned-out event; filtered, down-leveled and backpressured here. */

@@ -39,6 +39,16 @@ interface KeyRow {
 
 /** A replay row in raw mode: ord_epoch, ord_seq, ord_tie, n, seq, json, type, epoch. */
 type ReplayRow = [number, number, number, number, number | null, string, string, number | null];
+/** A replay-all row in raw mode: ord_epoch, ord_seq, n, seq, json, type, epoch, session. */
+type HeldRow = [number, number, number, number | null, string, string, number | null, string];
+
+/** What `replayHeld` returns: one pass over the in-order sessions, and the sessions it leaves out. */
+export interface HeldReplay {
+  /** Every row held by a session not in `disordered`, in row-number order, a page at a time. */
+  readonly pages: IterableIterator<StoredEvent[]>;
+  /** The sessions held out of row order (migration 0120), sorted: replay each with `replayPages`. */
+  readonly disordered: readonly string[];
+}
 
 /** A replayed row; the envelope is parsed only if someone reads `event`. */
 class StoredRow implements StoredEvent {
@@ -71,6 +81,12 @@ export const DEFAULT_REPLAY_PAGE_SIZE = 1_000;
 /** A page stops early once its read has taken this long (checked every few rows). */
 export const PAGE_BUDGET_MS = 10;
 const BUDGET_CHECK_EVERY = 32;
+/**
+ * Rows per page of the replay-all pass. Its rows are read in row-number order, a table page at a
+ * time, so a page of them takes about a millisecond; it is read with `all()` (a third cheaper per
+ * row than stepping an iterator), which cannot stop early, so its size is the bound.
+ */
+const HELD_PAGE_ROWS = 256;
 
 /** The store's reader: replay pages, retained bounds and held sessions. */
 export class EventReplay {
@@ -84,6 +100,9 @@ export class EventReplay {
   private readonly countsStmt: Statement;
   private readonly nthFromEndStmt: Statement;
   private readonly positionBeforeStmt: Statement;
+  private readonly heldRowsStmt: Statement;
+  private readonly topStmt: Statement;
+  private readonly disorderedStmt: Statement;
 
   constructor(
     private readonly db: Database,
@@ -122,9 +141,42 @@ export class EventReplay {
     this.heldStmt = db.prepare(
       `SELECT session FROM event_sessions WHERE held > 0 ORDER BY session`,
     );
+    this.heldRowsStmt = db
+      .prepare(
+        `SELECT ord_epoch, ord_seq, n, seq, json, type, epoch, session FROM events
+         WHERE n > ? AND n <= ? ORDER BY n LIMIT ?`,
+      )
+      .raw(true);
+    this.topStmt = db.prepare('SELECT MAX(n) FROM events').pluck();
+    this.disorderedStmt = db
+      .prepare('SELECT session FROM event_sessions WHERE held > 0 AND disordered = 1 ORDER BY session')
+      .pluck();
     this.countsStmt = db.prepare(
       `SELECT COALESCE(SUM(held), 0) AS events, COUNT(*) AS sessions FROM event_sessions WHERE held > 0`,
     );
+  }
+
+  /** See `EventStore.replayHeld`. */
+  replayHeld(): HeldReplay {
+    // The highest row first, then the flags: a session flagged after it was read can only have
+    // been flagged by a row above it, which the pass does not read.
+    const top = (this.topStmt.get() as number | null) ?? 0;
+    const disordered = this.disorderedStmt.all() as string[];
+    return { pages: this.heldPages(top, new Set(disordered)), disordered };
+  }
+
+  private *heldPages(top: number, skip: ReadonlySet<string>): IterableIterator<StoredEvent[]> {
+    const limit = Math.min(this.pageSize, HELD_PAGE_ROWS);
+    let after = 0;
+    for (;;) {
+      const rows = this.heldRowsStmt.all(after, top, limit) as HeldRow[];
+      const page: StoredEvent[] = [];
+      for (const [epoch, seq, , ownSeq, json, type, ownEpoch, session] of rows)
+        if (!skip.has(session)) page.push(new StoredRow(json, type, session, ownEpoch, ownSeq, epoch, seq));
+      yield page;
+      if (rows.length < limit) return;
+      after = rows[rows.length - 1][2];
+    }
   }
 
   /** See `EventStore.replayPages`. */

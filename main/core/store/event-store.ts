@@ -4,7 +4,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
-import { EventReplay, type StoredEvent, type StorePosition } from './event-replay';
+import { EventReplay, type HeldReplay, type StoredEvent, type StorePosition } from './event-replay';
 import type { ReplaySql } from './replay-filter';
 import { StoreError, isStoreError, toStoreError } from './store-error';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
@@ -15,7 +15,7 @@ export interface AdmitItem {
   readonly json: string;
 }
 
-export type { StoredEvent, StorePosition } from './event-replay';
+export type { HeldReplay, StoredEvent, StorePosition } from './event-replay';
 
 /** Construction options for `EventStore`. */
 export interface EventStoreOptions {
@@ -38,6 +38,15 @@ interface KeyRow {
   n: number;
 }
 
+/** An ordering key (ord_epoch, ord_seq, ord_tie). */
+type OrdKey = readonly [number, number, number];
+
+const keyBelow = (a: OrdKey, b: OrdKey): boolean =>
+  a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+
+/** Sessions whose highest held key is remembered (a miss costs one index lookup). */
+const MAX_REMEMBERED_KEYS = 4_096;
+
 /** Durable, deduplicating, per-session-ordered event history over the `events` table. */
 export class EventStore {
   private maxPerSession: number;
@@ -59,6 +68,12 @@ export class EventStore {
   private readonly trimStmt: Statement;
   private readonly trimmedStmt: Statement;
   private readonly overStmt: Statement;
+  /**
+   * The highest ordering key stored per session, for the `disordered` flag (migration 0120): an
+   * admit below it marks the session. A value may be stale only upwards (a row deleted by an age
+   * sweep, a rolled-back turn), which can only mark a session that was in order: never the reverse.
+   */
+  private readonly highestKey = new Map<string, OrdKey>();
   private readonly writeBatch: (groups: readonly PendingGroup[]) => boolean[][];
   private readonly trimAll: (max: number) => void;
 
@@ -80,8 +95,9 @@ export class EventStore {
        ORDER BY ord_epoch DESC, ord_seq DESC, ord_tie DESC LIMIT 1`,
     );
     this.countStmt = db.prepare(
-      `INSERT INTO event_sessions (session, held) VALUES (?, ?)
-       ON CONFLICT (session) DO UPDATE SET held = held + excluded.held RETURNING held`,
+      `INSERT INTO event_sessions (session, held, disordered) VALUES (?, ?, ?)
+       ON CONFLICT (session) DO UPDATE SET held = held + excluded.held,
+         disordered = MAX(disordered, excluded.disordered) RETURNING held`,
     );
     this.boundaryStmt = db.prepare(
       `SELECT ord_epoch, ord_seq, ord_tie, n FROM events WHERE session = ?
@@ -152,6 +168,8 @@ export class EventStore {
    * its turn, so each is retried in a transaction of its own (the hot path pays nothing for this).
    */
   private recoverTurn(error: unknown): void {
+    // The failed batch may have raised remembered keys of rows that are not there.
+    this.highestKey.clear();
     const groups = this.inFlight?.groups ?? this.takePending();
     this.inFlight = null;
     if (groups.length === 1) {
@@ -240,6 +258,16 @@ export class EventStore {
     return this.reader.trimmedThrough(session);
   }
 
+  /**
+   * Replay-all in one pass: every held row of the sessions whose rows are in session order when
+   * read by row number (nearly all: migration 0120), in that order, up to the highest row stored
+   * when called, a page at a time; and the sessions left out, to be replayed with `replayPages`.
+   * Each session's rows come in its session order; the sessions are interleaved as they arrived.
+   */
+  replayHeld(): HeldReplay {
+    return this.reader.replayHeld();
+  }
+
   /** Every session that currently holds at least one event (for replay-all), sorted. */
   heldSessions(): string[] {
     return this.reader.heldSessions();
@@ -261,21 +289,42 @@ export class EventStore {
     this.trimAll(this.maxPerSession);
   }
 
+  /** The session's highest stored key (remembered; read from the index on a miss), or null. */
+  private highestOf(session: string): OrdKey | null {
+    const known = this.highestKey.get(session);
+    if (known !== undefined) return known;
+    const latest = this.latestKeyStmt.get(session) as Omit<KeyRow, 'n'> | undefined;
+    return latest === undefined ? null : this.remember(session, [latest.ord_epoch, latest.ord_seq, latest.ord_tie]);
+  }
+
+  private remember(session: string, key: OrdKey): OrdKey {
+    this.highestKey.delete(session);
+    if (this.highestKey.size >= MAX_REMEMBERED_KEYS) this.highestKey.delete(this.highestKey.keys().next().value as string);
+    this.highestKey.set(session, key);
+    return key;
+  }
+
   private insertGroups(groups: readonly PendingGroup[]): boolean[][] {
     const added = new Map<string, number>();
+    const disordered = new Set<string>();
     const results = groups.map((group) =>
       group.items.map(({ event, json }) => {
         if (isAgentScoped(event.type)) return true;
         const session = event.session as string;
+        let highest: OrdKey | null;
         let ordEpoch: number;
         let ordSeq: number;
         let ordTie = 0;
         if (event.seq === undefined) {
+          // Anchored right after the latest key held now (read, not remembered: the anchor is a
+          // fact of the record), so never below it.
           const latest = this.latestKeyStmt.get(session) as Omit<KeyRow, 'n'> | undefined;
+          highest = latest === undefined ? null : [latest.ord_epoch, latest.ord_seq, latest.ord_tie];
           ordEpoch = latest?.ord_epoch ?? 0;
           ordSeq = latest?.ord_seq ?? 0;
           ordTie = (latest?.ord_tie ?? 0) + 1;
         } else {
+          highest = this.highestOf(session);
           ordEpoch = event.epoch ?? 0;
           ordSeq = event.seq;
         }
@@ -297,11 +346,14 @@ export class EventStore {
         );
         if (info.changes === 0) return false;
         added.set(session, (added.get(session) ?? 0) + 1);
+        const key: OrdKey = [ordEpoch, ordSeq, ordTie];
+        if (highest === null || !keyBelow(key, highest)) this.remember(session, key);
+        else disordered.add(session);
         return true;
       }),
     );
     for (const [session, count] of added) {
-      const { held } = this.countStmt.get(session, count) as { held: number };
+      const { held } = this.countStmt.get(session, count, disordered.has(session) ? 1 : 0) as { held: number };
       if (held > this.maxPerSession) this.trim(session, held - this.maxPerSession);
     }
     return results;

@@ -146,6 +146,20 @@ describe('GET /stream', () => {
     expect(sse.comments().some((c) => c.startsWith('replay-exhausted'))).toBe(false);
   });
 
+  it('replays from=all each session in its order, one held out of order included, every event once', async () => {
+    d = await startTestDaemon();
+    const x = sessionEvents('x', 5);
+    const y = sessionEvents('y', 5);
+    // y's last two arrive first: y is held out of row order, x is not.
+    await postEvents(d.url, d.tokens.hook, [x[0], x[1], y[3], y[4], x[2], y[0], x[3], y[1], y[2], x[4]]);
+    const sse = await SseClient.open(d.url, '/stream?from=all&live=0', auth());
+    await sse.untilEnded();
+    const got = sse.events();
+    expect(got.map((e) => e.id).sort()).toEqual([...x, ...y].map((e) => e.id).sort());
+    for (const session of ['x', 'y'])
+      expect(got.filter((e) => e.session === session).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('announces replay-exhausted with the earliest held position when the position predates retention', async () => {
     d = await startTestDaemon({ maxEventsPerSession: 3 });
     const events = sessionEvents('ret', 6);

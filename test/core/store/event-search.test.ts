@@ -6,7 +6,7 @@ import { EventStore } from '../../../main/core/store/event-store';
 import { SearchIndexer, STEP_BUDGET_MS } from '../../../main/core/store/search-indexer';
 import { migrations } from '../../../main/core/store/migrations/index';
 import { openDb } from '../../../main/core/store/open-db';
-import { event, items, tempDir } from './temp-db';
+import { event, items, storeAtOldSchema, tempDir } from './temp-db';
 
 let t: ReturnType<typeof tempDir> | undefined;
 let db: Database | undefined;
@@ -68,7 +68,7 @@ describe('event search index', () => {
       epoch: 0,
       data: { message: 'written before the index existed' },
     });
-    await new EventStore(db, { maxEventsPerSession: 10 }).admit(items(old));
+    storeAtOldSchema(db, [old]);
     db.close();
     db = openDb(t.file());
     expect(ids(new EventSearch(db), 'existed')).toEqual([old.id]);

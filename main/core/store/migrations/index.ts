@@ -10,6 +10,7 @@ import { agentInputsMigration } from './0080-agent-inputs';
 import { eventSearchMigration } from './0090-event-search';
 import { inputReceiptsMigration } from './0100-input-receipts';
 import { appendIndexesMigration } from './0110-append-indexes';
+import { sessionOrderMigration } from './0120-session-order';
 
 export type { Migration } from './migration';
 
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   eventSearchMigration,
   inputReceiptsMigration,
   appendIndexesMigration,
+  sessionOrderMigration,
 ];
