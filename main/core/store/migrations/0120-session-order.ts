@@ -6,8 +6,9 @@
  * table in row-number order (`EventReplay.replayHeld`), which reads each table page once instead of
  * one b-tree descent per row per session; the disordered ones are replayed a session at a time.
  *
- * Rows already held are checked here: a session is disordered when some row has a lower ordering
- * key than the row before it in row-number order.
+ * Rows already held are checked here: a session is disordered when, read in its session order,
+ * some row has a lower row number than the row before it (a later admit below a held position).
+ * That reads only the session-order index (about 2 s per million rows, once).
  */
 import type { Migration } from './migration';
 
@@ -20,10 +21,10 @@ export const sessionOrderMigration: Migration = {
       ALTER TABLE event_sessions ADD COLUMN disordered INTEGER NOT NULL DEFAULT 0;
       UPDATE event_sessions SET disordered = 1 WHERE session IN (
         SELECT DISTINCT session FROM (
-          SELECT session, ord_epoch, ord_seq, ord_tie,
-                 LAG(ord_epoch) OVER w AS prev_epoch, LAG(ord_seq) OVER w AS prev_seq, LAG(ord_tie) OVER w AS prev_tie
-          FROM events WINDOW w AS (PARTITION BY session ORDER BY n)
-        ) WHERE (ord_epoch, ord_seq, ord_tie) < (prev_epoch, prev_seq, prev_tie)
+          SELECT session, n,
+                 LAG(n) OVER (PARTITION BY session ORDER BY ord_epoch, ord_seq, ord_tie, n) AS prev_n
+          FROM events
+        ) WHERE n < prev_n
       );
     `);
   },
