@@ -297,9 +297,10 @@ export class EventStore {
     return latest === undefined ? null : this.remember(session, [latest.ord_epoch, latest.ord_seq, latest.ord_tie]);
   }
 
+  /** Sets the remembered key; a new session past the bound evicts the one remembered first. */
   private remember(session: string, key: OrdKey): OrdKey {
-    this.highestKey.delete(session);
-    if (this.highestKey.size >= MAX_REMEMBERED_KEYS) this.highestKey.delete(this.highestKey.keys().next().value as string);
+    if (this.highestKey.size >= MAX_REMEMBERED_KEYS && !this.highestKey.has(session))
+      this.highestKey.delete(this.highestKey.keys().next().value as string);
     this.highestKey.set(session, key);
     return key;
   }
