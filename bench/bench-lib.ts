@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { machineTicks, tickShare, type MachineTicks } from '../scripts/machine-ticks.mjs';
 import { fileURLToPath } from 'node:url';
 import type { AepEvent } from '../common/aep/envelope';
 
@@ -194,32 +195,16 @@ export function processWrittenBytes(pid: number | undefined): number {
   }
 }
 
-/** The machine's CPU time counters (all cores, in clock ticks) from /proc/stat; null elsewhere. */
-export interface MachineTicks {
-  readonly total: number;
-  readonly steal: number;
-}
-
-/** Reads the machine's CPU time counters: `stolenShare(before, after)` gives the stolen share between two reads. */
-export function machineTicks(): MachineTicks | null {
-  try {
-    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal (guest time is counted in user already).
-    return { total: cpu.slice(0, 8).reduce((a, b) => a + b, 0), steal: cpu[7] ?? 0 };
-  } catch {
-    return null;
-  }
-}
-
 /**
- * The share (%) of the machine's CPU time the hypervisor gave to other guests between two reads:
- * on a virtual machine this is what makes two runs of the same bench differ, so the sections that
- * compare against a floor report it beside their ratios. NaN when /proc/stat is not there.
+ * The share (%) of the machine's CPU time the hypervisor gave to other guests between two
+ * `machineTicks()` reads: on a virtual machine this is what makes two runs of the same bench
+ * differ, so the sections that compare against a floor report it beside their ratios. NaN when
+ * /proc/stat is not there.
  */
-export function stolenShare(before: MachineTicks | null, after: MachineTicks | null): number {
-  if (before === null || after === null || after.total <= before.total) return NaN;
-  return Number(((100 * (after.steal - before.steal)) / (after.total - before.total)).toFixed(1));
-}
+export const stolenShare = (before: MachineTicks | null, after: MachineTicks | null): number =>
+  tickShare(before, after, 'steal');
+
+export { machineTicks };
 
 /** Prints one section's figures in the line format scripts/bench.mjs collects. */
 export function report(section: string, figures: Record<string, number | string | boolean>): void {

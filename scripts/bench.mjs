@@ -3,9 +3,10 @@
 // line. To add a section (hook round-trip, console render), drop a `bench/<name>.bench.ts` that
 // calls `report(section, figures)` from bench/bench-lib.ts: it is picked up automatically.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { machineTicks, tickShare } from './machine-ticks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const wanted = process.argv.slice(2);
@@ -29,22 +30,12 @@ if (built.status !== 0) {
   process.exit(1);
 }
 
-// The machine's CPU counters (/proc/stat, clock ticks; null elsewhere): on a virtual machine the
-// hypervisor's steal is what makes two runs differ, so every section is followed by its share.
-const ticks = () => {
-  try {
-    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-    return { total: cpu.reduce((a, b) => a + b, 0), busy: cpu.reduce((a, b) => a + b, 0) - cpu[3] - cpu[4] - cpu[7], steal: cpu[7] };
-  } catch {
-    return null;
-  }
-};
-
 const results = [];
 let failed = false;
 for (const file of files) {
   process.stderr.write(`bench: running ${file}\n`);
-  const before = ticks();
+  // Every section is followed by how busy the machine was and how much the hypervisor stole.
+  const before = machineTicks();
   const run = spawnSync(process.execPath, ['--import', 'tsx', join('bench', file)], {
     cwd: root,
     encoding: 'utf8',
@@ -55,12 +46,11 @@ for (const file of files) {
     if (line.startsWith('BENCH ')) results.push(JSON.parse(line.slice(6)));
     else if (line.trim() !== '') process.stdout.write(`${line}\n`);
   }
-  const after = ticks();
+  const after = machineTicks();
   if (before !== null && after !== null && after.total > before.total) {
-    const share = (k) => Number(((100 * (after[k] - before[k])) / (after.total - before.total)).toFixed(1));
     results.push({
       section: `machine while ${file} ran (all cores)`,
-      figures: { 'busy %': share('busy'), 'stolen by the hypervisor %': share('steal') },
+      figures: { 'busy %': tickShare(before, after, 'busy'), 'stolen by the hypervisor %': tickShare(before, after, 'steal') },
     });
   }
   if (run.status !== 0) {
