@@ -56,6 +56,39 @@ describe('EventStore.replayHeld', () => {
     expect(b.map((r) => r.seq)).toEqual([...b.map((r) => r.seq)].sort((x, y) => x - y));
   });
 
+  it('reports each row\'s own and ordering position the same in the pass and a session at a time, across pages', () => {
+    db = openDb(t.file());
+    // Pages of 2 rows: the per-session read resumes from positions decoded from its last row.
+    const store = new EventStore(db, { maxEventsPerSession: 10_000, replayPageSize: 2 });
+    const rows = [
+      event({ session: 'p', seq: 1 }),
+      event({ session: 'p', seq: 2, epoch: 0 }),
+      event({ session: 'p', seq: 3, epoch: 2 }),
+      // Seq-less events are anchored at the latest key held, (2, 3), with ties 1 and 2; an epoch
+      // without a seq is no position of the event's own.
+      event({ session: 'p', seq: undefined, epoch: 5 }),
+      event({ session: 'p', seq: undefined }),
+      event({ session: 'p', seq: 4, epoch: 2 }),
+    ];
+    expect(store.admitNow(rows.map(item))).toEqual(rows.map(() => true));
+    const positions = (got: readonly StoredEvent[]) =>
+      got.map(({ json, sequenced, ownEpoch, ownSeq, epoch, seq }) => ({ json, sequenced, ownEpoch, ownSeq, epoch, seq }));
+    const expected = [
+      { sequenced: true, ownEpoch: undefined, ownSeq: 1, epoch: 0, seq: 1 },
+      { sequenced: true, ownEpoch: 0, ownSeq: 2, epoch: 0, seq: 2 },
+      { sequenced: true, ownEpoch: 2, ownSeq: 3, epoch: 2, seq: 3 },
+      { sequenced: false, ownEpoch: undefined, ownSeq: undefined, epoch: 2, seq: 3 },
+      { sequenced: false, ownEpoch: undefined, ownSeq: undefined, epoch: 2, seq: 3 },
+      { sequenced: true, ownEpoch: 2, ownSeq: 4, epoch: 2, seq: 4 },
+    ].map((p, i) => ({ json: JSON.stringify(rows[i]), ...p }));
+    const held = store.replayHeld();
+    expect(held.disordered).toEqual([]);
+    expect(positions(flat(held.pages))).toEqual(expected);
+    expect(positions(flat(store.replayPages('p', null)))).toEqual(expected);
+    // Resuming after (2, 3) replays the seq-less rows anchored there again (at-least-once), then seq 4.
+    expect(positions(flat(store.replayPages('p', { epoch: 2, seq: 3 })))).toEqual(expected.slice(3));
+  });
+
   it('reads only the rows stored when it was asked for', () => {
     db = openDb(t.file());
     const store = new EventStore(db, { maxEventsPerSession: 100 });
