@@ -223,11 +223,15 @@ export class EventReplay {
           }
         }
         const page = toPage(rows);
+        const done = !more && rows.length < this.pageSize;
+        // The next key is taken before the page is handed out (its reader may change the array).
+        if (!done) {
+          const [tie, n] = rows[rows.length - 1];
+          const last = page[page.length - 1];
+          key = [last.epoch, last.seq, tie, n];
+        }
         yield page;
-        if (!more && rows.length < this.pageSize) return;
-        const [tie, n] = rows[rows.length - 1];
-        const last = page[page.length - 1];
-        key = [last.epoch, last.seq, tie, n];
+        if (done) return;
       }
     }
     const window = this.pageSize;
