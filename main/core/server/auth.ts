@@ -3,7 +3,6 @@
  * `Origin` equal to the daemon's own, and the token the route requires. Pure functions over the
  * request headers so the listener and its tests share one rule set.
  */
-import type { IncomingMessage } from 'node:http';
 import { err, ok, type Result } from '../../../common/result';
 import type { Principal, RouteAuth } from './route-table';
 import type { TokenStore } from './tokens';
@@ -25,11 +24,18 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 let lastLoopbackHost: string | undefined;
 
+/** The headers admission reads (a node:http request's, or the direct lane's). */
+export interface AdmissionHeaders {
+  readonly host?: string;
+  readonly origin?: string;
+  readonly authorization?: string;
+}
+
 let lastAuthorization: string | undefined;
 let lastPresented = '';
 
 /** The token a request presents: `Authorization: Bearer`, else (when allowed) `access_token`. */
-export function presentedToken(req: IncomingMessage, target: { readonly url: URL }, allowQuery: boolean): string | null {
+export function presentedToken(req: { readonly headers: AdmissionHeaders }, target: { readonly url: URL }, allowQuery: boolean): string | null {
   const header = req.headers.authorization;
   if (typeof header === 'string') {
     // A client sends the same header on every request: the last one is not matched again.
@@ -49,7 +55,7 @@ export function presentedToken(req: IncomingMessage, target: { readonly url: URL
 
 /** Host and Origin checks, before any token is looked at. */
 export function checkOriginAndHost(
-  req: IncomingMessage,
+  req: { readonly headers: AdmissionHeaders },
   origins: ReadonlySet<string>,
 ): Result<void, RefusalCode> {
   if (!isLoopbackHost(req.headers.host))

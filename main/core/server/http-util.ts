@@ -111,7 +111,12 @@ export async function readJsonBody(
 ): Promise<Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>> {
   const body = await readBody(req, limit);
   if (!body.ok) return body;
-  const text = body.value.toString('utf8').trim();
+  return parseJsonBytes(body.value);
+}
+
+/** Parses a whole request body as JSON (the rule of `readJsonBody`); `undefined` for an empty body. */
+export function parseJsonBytes(bytes: Buffer): Result<unknown, 'invalid-json'> {
+  const text = bytes.toString('utf8').trim();
   if (text === '') return ok(undefined);
   // Nesting is bounded before anything is built (hook payloads and /api bodies alike).
   const parsed = parseBoundedJson(text);

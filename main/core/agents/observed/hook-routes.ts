@@ -4,7 +4,9 @@
  * `instruct=1` (steering), `permissions=1` (permission loop).
  */
 import { isVendorId, VENDORS, type VendorId } from '../../../../common/vendors';
-import { readJsonBody, sendJson } from '../../server/http-util';
+import type { Result } from '../../../../common/result';
+import type { DirectReply } from '../../server/direct-lane';
+import { parseJsonBytes, readJsonBody, sendJson } from '../../server/http-util';
 import type { HttpRoute } from '../../server/route-table';
 import type { ServerResponse } from 'node:http';
 import type { Handover } from '../steering/steering-engine';
@@ -14,8 +16,15 @@ import type { HookService } from './hook-service';
 /** Largest hook payload taken (tool results can be large; beyond this the vendor gets a 413 and proceeds). */
 export const MAX_HOOK_BODY = 16 << 20;
 
-/** Tells the service when the vendor hung up before the reply (listened to only by held hooks). */
-class ReplyHangUp implements HangUp {
+/** Where a hook's reply goes (a node:http response or a direct-lane reply); also its hang-up signal. */
+interface HookReply extends HangUp {
+  json(status: number, body: unknown): void;
+  /** Settles a hand-over by what became of the reply: delivered once written in full, else dropped. */
+  settleOnWrite(handover: Handover): void;
+}
+
+/** A node:http response as a hook reply. */
+class ResponseReply implements HookReply {
   constructor(private readonly res: ServerResponse) {}
 
   get happened(): boolean {
@@ -28,61 +37,121 @@ class ReplyHangUp implements HangUp {
       if (!res.writableEnded) listener();
     });
   }
+
+  json(status: number, body: unknown): void {
+    sendJson(this.res, status, body);
+  }
+
+  /** Delivered once the reply was written in full (`finish`), dropped when the vendor hung up first. */
+  settleOnWrite(handover: Handover): void {
+    const res = this.res;
+    if (res.destroyed) {
+      void handover.settle(false);
+      return;
+    }
+    res.once('finish', () => void handover.settle(true));
+    res.once('close', () => {
+      if (!res.writableFinished) void handover.settle(false);
+    });
+  }
+}
+
+/** A direct-lane reply as a hook reply. */
+class LaneReply implements HookReply {
+  constructor(private readonly reply: DirectReply) {}
+
+  get happened(): boolean {
+    return this.reply.happened;
+  }
+
+  onHangUp(listener: () => void): void {
+    this.reply.onHangUp(listener);
+  }
+
+  json(status: number, body: unknown): void {
+    this.reply.json(status, body);
+  }
+
+  settleOnWrite(handover: Handover): void {
+    this.reply.onSettled((written) => void handover.settle(written));
+  }
+}
+
+type HookBody = Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>;
+
+/**
+ * Answers one hook call, whichever way it came in: the vendor checked, the body read and parsed,
+ * the service's outcome sent, a hand-over settled by what became of the reply.
+ */
+async function answer(
+  service: HookService,
+  onHook: (vendor: VendorId) => void,
+  vendor: string,
+  read: () => HookBody | Promise<HookBody>,
+  query: URLSearchParams | null,
+  reply: HookReply,
+): Promise<void> {
+  if (!isVendorId(vendor)) {
+    reply.json(404, { error: 'unknown-vendor', detail: `no hook endpoint for '${vendor}' (vendors: ${VENDORS.join(', ')})` });
+    return;
+  }
+  try {
+    onHook(vendor);
+    const body = await read();
+    if (!body.ok) {
+      if (body.error.code === 'too-large') reply.json(413, { error: 'payload-too-large', detail: body.error.message });
+      else if (body.error.code === 'invalid-json') reply.json(400, { error: 'invalid-payload', detail: body.error.message });
+      return;
+    }
+    const optIns = { instruct: query?.get('instruct') === '1', permissions: query?.get('permissions') === '1' };
+    const outcome = await service.handle(vendor, body.value, optIns, reply);
+    const handover = outcome.status === 200 ? outcome.handover : undefined;
+    if (handover) reply.settleOnWrite(handover);
+    try {
+      reply.json(outcome.status, outcome.body);
+    } catch (error) {
+      // Settled first: the fallback `{}` below must not count as the hand-over's reply.
+      if (handover) void handover.settle(false);
+      throw error;
+    }
+  } catch (error) {
+    // Never block an agent on our failure: answer "nothing to say" at once.
+    service.failed(vendor, null, null, error);
+    reply.json(200, {});
+  }
 }
 
 /**
- * Settles a hand-over by what became of its reply: delivered once the reply was written in full
- * (`finish`), dropped (`reply-not-written`) when the vendor hung up first.
+ * The hook route over a hook service. A simple hook call (the installed shim's, a vendor's own
+ * HTTP hook on a kept-alive connection) is answered on the listener's direct lane; the others
+ * (a chunked body, a body over the lane's limit) through node:http, with the same outcome.
  */
-function settleOnWrite(res: ServerResponse, handover: Handover): void {
-  if (res.destroyed) {
-    void handover.settle(false);
-    return;
-  }
-  res.once('finish', () => void handover.settle(true));
-  res.once('close', () => {
-    if (!res.writableFinished) void handover.settle(false);
-  });
-}
-
-/** The hook route over a hook service. */
 export function hookRoute(service: HookService, onHook: (vendor: VendorId) => void = () => undefined): HttpRoute {
   return {
     method: 'POST',
     path: '/hooks/:vendor',
     auth: 'hook',
-    handler: async (req, res, ctx) => {
-      const vendor = ctx.params.vendor;
-      if (!isVendorId(vendor)) {
-        sendJson(res, 404, { error: 'unknown-vendor', detail: `no hook endpoint for '${vendor}' (vendors: ${VENDORS.join(', ')})` });
-        return;
-      }
-      try {
-        onHook(vendor);
-        const body = await readJsonBody(req, MAX_HOOK_BODY);
-        if (!body.ok) {
-          if (body.error.code === 'too-large') sendJson(res, 413, { error: 'payload-too-large', detail: body.error.message });
-          else if (body.error.code === 'invalid-json') sendJson(res, 400, { error: 'invalid-payload', detail: body.error.message });
-          return;
-        }
+    handler: (req, res, ctx) =>
+      answer(
+        service,
+        onHook,
+        ctx.params.vendor,
+        () => readJsonBody(req, MAX_HOOK_BODY),
         // Most hook calls carry no query: the URL is parsed only when there is one.
-        const q = req.url?.includes('?') === true ? ctx.url.searchParams : null;
-        const optIns = { instruct: q?.get('instruct') === '1', permissions: q?.get('permissions') === '1' };
-        const outcome = await service.handle(vendor, body.value, optIns, new ReplyHangUp(res));
-        const handover = outcome.status === 200 ? outcome.handover : undefined;
-        if (handover) settleOnWrite(res, handover);
-        try {
-          sendJson(res, outcome.status, outcome.body);
-        } catch (error) {
-          // Settled first: the fallback `{}` below must not count as the hand-over's reply.
-          if (handover) void handover.settle(false);
-          throw error;
-        }
-      } catch (error) {
-        // Never block an agent on our failure: answer "nothing to say" at once.
-        service.failed(vendor, null, null, error);
-        sendJson(res, 200, {});
-      }
+        req.url?.includes('?') === true ? ctx.url.searchParams : null,
+        new ResponseReply(res),
+      ),
+    direct: {
+      limit: MAX_HOOK_BODY,
+      handler: (request, reply, ctx) =>
+        answer(
+          service,
+          onHook,
+          ctx.params.vendor,
+          () => parseJsonBytes(request.body),
+          request.target.includes('?') ? ctx.url.searchParams : null,
+          new LaneReply(reply),
+        ),
     },
   };
 }

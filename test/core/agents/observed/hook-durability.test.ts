@@ -18,11 +18,18 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** POSTs one Claude Code hook; resolves with the status, or null when the daemon died first. `onReply` runs inside the response handler. */
-function postHook(url: string, token: string, agent: Agent, body: unknown, onReply: (status: number) => void): Promise<number | null> {
+/**
+ * POSTs one Claude Code hook; resolves with the status, or null when the daemon died first. `onReply`
+ * runs inside the response handler. With a `Content-Length` the hook takes the listener's direct
+ * lane; without one node:http sends it chunked, and node:http's handler answers it.
+ */
+function postHook(url: string, token: string, agent: Agent, payload: unknown, lane: boolean, onReply: (status: number) => void): Promise<number | null> {
   return new Promise((resolve) => {
     const target = new URL('/hooks/claude-code', url);
-    const req = request(target, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+    const body = JSON.stringify(payload);
+    const headers: Record<string, string | number> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    if (lane) headers['content-length'] = Buffer.byteLength(body);
+    const req = request(target, { method: 'POST', agent, headers }, (res) => {
       res.resume();
       res.on('end', () => {
         onReply(res.statusCode ?? 0);
@@ -31,12 +38,15 @@ function postHook(url: string, token: string, agent: Agent, body: unknown, onRep
       res.on('error', () => resolve(null));
     });
     req.on('error', () => resolve(null));
-    req.end(JSON.stringify(body));
+    req.end(body);
   });
 }
 
 describe('hook replies are durable', () => {
-  it('loses no hook whose reply was sent when the daemon is killed with SIGKILL inside a reply handler', async () => {
+  it.each([
+    ['the direct lane', true],
+    ['node:http', false],
+  ])('loses no hook whose reply was sent when the daemon is killed with SIGKILL inside a reply handler (%s)', async (_way, lane) => {
     const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
     dirs.push(dir);
     const dataDir = join(dir, 'data');
@@ -53,7 +63,7 @@ describe('hook replies are durable', () => {
     const posters = Array.from({ length: 16 }, async () => {
       while (next < burst) {
         const session = `burst-${next++}`;
-        const status = await postHook(url, token, agent, { hook_event_name: 'UserPromptSubmit', session_id: session, cwd: '/work', prompt: 'go' }, (code) => {
+        const status = await postHook(url, token, agent, { hook_event_name: 'UserPromptSubmit', session_id: session, cwd: '/work', prompt: 'go' }, lane, (code) => {
           if (code !== 200) return;
           replied.push(session);
           // The kill happens inside the handler of this reply, while others are in flight.

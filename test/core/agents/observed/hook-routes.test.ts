@@ -46,6 +46,29 @@ describe('POST /hooks/:vendor', () => {
     expect(noSession.json).toMatchObject({ error: 'invalid-payload' });
   });
 
+  it('answers alike on the direct lane (a Content-Length body) and through node:http (a chunked one)', async () => {
+    // Each call goes to a session of its own on each way, so both start from the same state.
+    const calls: [string, (session: string) => unknown, { instruct?: boolean }][] = [
+      ['claude-code', (s) => ccPayload('SessionStart', s, { source: 'startup' }), {}],
+      ['claude-code', (s) => ccPayload('UserPromptSubmit', s, { prompt: 'go' }), { instruct: true }],
+      ['claude-code', () => '{not json', {}],
+      ['claude-code', () => ({ hook_event_name: 'SessionStart' }), {}],
+      ['claude-code', () => '', {}],
+      ['gemini', (s) => ccPayload('SessionStart', s), {}],
+    ];
+    const held = async (): Promise<number> =>
+      ((await (await fetch(`${d.url}/healthz`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } })).json()) as { events: number }).events;
+    for (const [i, [vendor, payload, query]] of calls.entries()) {
+      const before = await held();
+      const lane = await postHook(d.url, hook(), vendor, payload(`lane-${i}`), query);
+      const between = await held();
+      const node = await postHook(d.url, hook(), vendor, payload(`node-${i}`), { ...query, chunked: true });
+      expect([lane.status, lane.contentType, lane.text]).toEqual([node.status, node.contentType, node.text]);
+      expect(between - before).toBe((await held()) - between);
+    }
+    expect(await held()).toBeGreaterThan(0);
+  });
+
   it('emits the mapped events with the vendor session id verbatim, our agent, and increasing seq', async () => {
     consumer = await Consumer.open(d.url, d.daemon.tokens.operator);
     const session = 'Sess/with spaces:1';

@@ -95,24 +95,36 @@ export async function postHook(
   token: string,
   vendor: string,
   payload: unknown,
-  query: { instruct?: boolean; permissions?: boolean } = {},
+  query: { instruct?: boolean; permissions?: boolean; chunked?: boolean } = {},
 ): Promise<HookAnswer> {
   const target = new URL(`/hooks/${vendor}`, url);
   if (query.instruct) target.searchParams.set('instruct', '1');
   if (query.permissions) target.searchParams.set('permissions', '1');
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  // A string body carries a Content-Length (the listener's direct lane answers it); a stream is sent
+  // chunked, which node:http's handler answers.
+  const body = query.chunked
+    ? new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        },
+      })
+    : text;
   const res = await fetch(target, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
-  });
-  const text = await res.text();
+    body,
+    ...(query.chunked ? { duplex: 'half' } : {}),
+  } as RequestInit);
+  const answer = await res.text();
   let json: unknown = null;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(answer);
   } catch {
     json = null;
   }
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, json };
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: answer, json };
 }
 
 type Frame = Record<string, unknown>;
