@@ -101,7 +101,7 @@ export function parseHead(bytes: Buffer, end: number): Head | null {
     if (colon <= 0) return null;
     const name = field.slice(0, colon);
     if (!TOKEN.test(name)) return null;
-    const value = field.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
+    const value = fieldValue(field, colon + 1);
     if (!FIELD_VALUE.test(value)) return null;
     switch (name.toLowerCase()) {
       case 'content-length':
@@ -137,6 +137,15 @@ export function parseHead(bytes: Buffer, end: number): Head | null {
   if (length === -1 || host === undefined) return null;
   const headers: DirectHeaders = { host, authorization, 'content-type': contentType };
   return { target, headers, length, close, bodyStart: end + 4 };
+}
+
+/** A field's value from `start`, without the optional whitespace (SP, HTAB) around it. */
+function fieldValue(field: string, start: number): string {
+  let from = start;
+  let to = field.length;
+  while (from < to && (field.charCodeAt(from) === 32 || field.charCodeAt(from) === 9)) from++;
+  while (to > from && (field.charCodeAt(to - 1) === 32 || field.charCodeAt(to - 1) === 9)) to--;
+  return field.slice(from, to);
 }
 
 let dateSecond = -1;
