@@ -150,6 +150,8 @@ describe('the direct lane: which request heads it takes', () => {
   it.each([
     ['another method', 'GET /hooks/a HTTP/1.1\r\nHost: h\r\nContent-Length: 1'],
     ['HTTP/1.0', 'POST /hooks/a HTTP/1.0\r\nHost: h\r\nContent-Length: 1'],
+    ['a tab in the target', 'POST /hooks/a\tb HTTP/1.1\r\nHost: h\r\nContent-Length: 1'],
+    ['a bare newline in the request line', 'POST /hooks/a\n HTTP/1.1\r\nHost: h\r\nContent-Length: 1'],
     ['an absolute-form target', 'POST http://h/hooks/a HTTP/1.1\r\nHost: h\r\nContent-Length: 1'],
     ['no Content-Length', 'POST /hooks/a HTTP/1.1\r\nHost: h'],
     ['two Content-Lengths', 'POST /hooks/a HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 1'],
