@@ -23,9 +23,9 @@ afterEach(async () => {
 });
 
 /** A listener with one route answered both ways (the body says which), and a plain API route. */
-async function start(directLane = true): Promise<{ url: string; port: number; tokens: TokenStore; refusals: RefusalRecord[]; seen: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'aep-lane-'));
-  dirs.push(dir);
+async function start(directLane = true, tokenDir?: string): Promise<{ dir: string; url: string; port: number; tokens: TokenStore; refusals: RefusalRecord[]; seen: string[] }> {
+  const dir = tokenDir ?? mkdtempSync(join(tmpdir(), 'aep-lane-'));
+  if (tokenDir === undefined) dirs.push(dir);
   const tokens = TokenStore.open(dir);
   const routes = new RouteTable();
   const seen: string[] = [];
@@ -39,7 +39,7 @@ async function start(directLane = true): Promise<{ url: string; port: number; to
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         seen.push(body);
-        sendJson(res, 200, { via: 'node', vendor: ctx.params.vendor, body, principal: ctx.principal });
+        sendJson(res, 200, { via: 'node', vendor: ctx.params.vendor, body, principal: ctx.principal, query: ctx.url.searchParams.get('q') });
       });
     },
     direct: {
@@ -64,7 +64,7 @@ async function start(directLane = true): Promise<{ url: string; port: number; to
     directLane,
   });
   servers.push(server);
-  return { url: server.url, port: server.port, tokens, refusals, seen };
+  return { dir, url: server.url, port: server.port, tokens, refusals, seen };
 }
 
 /** A parsed HTTP/1.1 response. */
@@ -87,9 +87,27 @@ function responses(bytes: Buffer): Response[] {
       const colon = line.indexOf(':');
       headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
     }
+    const status = Number(lines[0].split(' ')[1]);
+    if (headers['transfer-encoding'] === 'chunked') {
+      let next = end + 4;
+      let body = '';
+      for (;;) {
+        const eol = bytes.indexOf('\r\n', next);
+        if (eol === -1) return out;
+        const size = parseInt(bytes.toString('latin1', next, eol), 16);
+        if (bytes.length < eol + 2 + size + 2) return out;
+        body += bytes.toString('utf8', eol + 2, eol + 2 + size);
+        next = eol + 2 + size + 2;
+        if (size === 0) break;
+      }
+      out.push({ status, headers, body });
+      at = next;
+      continue;
+    }
     const length = Number(headers['content-length'] ?? 0);
     if (bytes.length < end + 4 + length) break;
-    out.push({ status: Number(lines[0].split(' ')[1]), headers, body: bytes.toString('utf8', end + 4, end + 4 + length) });
+    // An interim reply (100 Continue) is no answer to its request.
+    if (status >= 200 || Number.isNaN(status)) out.push({ status, headers, body: bytes.toString('utf8', end + 4, end + 4 + length) });
     at = end + 4 + length;
   }
   return out;
@@ -108,9 +126,12 @@ function exchange(port: number, parts: (string | Buffer)[], expected: number): P
     const finish = (closed: boolean): void => {
       if (done) return;
       done = true;
+      clearTimeout(stuck);
       socket.destroy();
       resolve({ responses: responses(Buffer.concat(got)), closed });
     };
+    // A guard only: every exchange here ends by its replies or a close long before this.
+    const stuck = setTimeout(() => finish(false), 5_000);
     socket.on('data', (c: Buffer) => {
       got.push(c);
       if (responses(Buffer.concat(got)).length >= expected) finish(false);
@@ -181,7 +202,7 @@ describe('the direct lane on a listener', () => {
     const node = (await exchange(s.port, [chunked(token, '{"a":1}')], 1)).responses[0];
     expect(lane.status).toBe(200);
     expect(JSON.parse(lane.body)).toEqual({ via: 'lane', vendor: 'claude-code', body: '{"a":1}', principal: 'hook', query: '7' });
-    expect(JSON.parse(node.body)).toMatchObject({ via: 'node', body: '{"a":1}' });
+    expect(JSON.parse(node.body)).toEqual({ via: 'node', vendor: 'claude-code', body: '{"a":1}', principal: 'hook', query: null });
     expect(Object.keys(lane.headers).sort()).toEqual(Object.keys(node.headers).sort());
     for (const name of ['content-type', 'cache-control', 'x-content-type-options', 'connection', 'keep-alive'])
       expect(lane.headers[name]).toBe(node.headers[name]);
@@ -272,5 +293,129 @@ describe('the direct lane on a listener', () => {
     await new Promise<void>((r) => socket.once('data', () => r()));
     await servers.splice(0)[0].close();
     await closed;
+  });
+
+  it('answers any request as node:http alone does (status, body, connection), pipelined or alone', async () => {
+    const lane = await start(true);
+    // The same token files: a request means the same to both listeners.
+    const node = await start(false, lane.dir);
+    const tokens = { hook: lane.tokens.get('hook'), operator: lane.tokens.get('operator') };
+    expect(node.tokens.snapshot()).toEqual(tokens);
+    type Request = { method: string; target: string; version: string; host: readonly string[]; auth: readonly string[]; headers: readonly string[]; body: string; framing: string };
+    // Weighted toward hook calls the lane takes, so that each run has some of them.
+    const common = {
+      target: fc.constantFrom(
+        '/hooks/claude-code',
+        '/hooks/claude-code',
+        '/hooks/claude-code',
+        '/hooks/codex?q=1',
+        '/hooks/a%20b',
+        '/hooks/',
+        '/hooks/a/b',
+        '/hooks/../hooks/x',
+        '/api/ping',
+        '//hooks/x',
+        '/hooks/x#f',
+      ),
+      auth: fc.constantFrom(
+        [`Authorization: Bearer ${tokens.hook}`],
+        [`Authorization: Bearer ${tokens.hook}`],
+        [`Authorization: Bearer ${tokens.hook}`],
+        [`Authorization: Bearer ${tokens.operator}`],
+        ['Authorization: Bearer nope'],
+        ['Authorization: Basic abc'],
+        [],
+      ),
+      headers: fc.array(
+        fc.constantFrom(
+          'Content-Type: application/json',
+          'Connection: keep-alive',
+          'Connection: Upgrade',
+          'Origin: http://evil.example',
+          'Expect: 100-continue',
+          'X-Note: a b',
+          'X-Tab:\tvalue\t',
+          'Accept:*/*',
+        ),
+        { maxLength: 4 },
+      ),
+      body: fc.constantFrom('{}', '{"a":[1,2]}', '"x"', '', '{"big":"' + 'y'.repeat(1_100) + '"}'),
+    };
+    // Requests node:http parses and keeps the connection open after: any number can be pipelined.
+    const kept = fc.record({
+      ...common,
+      method: fc.constantFrom('POST', 'POST', 'POST', 'POST', 'GET', 'PUT'),
+      version: fc.constant('HTTP/1.1'),
+      host: fc.constantFrom(['Host: 127.0.0.1'], ['Host: 127.0.0.1'], ['Host: localhost:9'], ['Host: evil.example']),
+      framing: fc.constantFrom('length', 'length', 'chunked'),
+    });
+    // A simple hook call (with other harmless fields), mostly one admission lets through: half of the
+    // pipelined requests.
+    const simple = fc.record({
+      target: fc.constantFrom('/hooks/claude-code', '/hooks/codex?q=1'),
+      auth: fc.constantFrom(
+        [`Authorization: Bearer ${tokens.hook}`],
+        [`Authorization: Bearer ${tokens.hook}`],
+        [`Authorization: Bearer ${tokens.hook}`],
+        [`Authorization: Bearer ${tokens.operator}`],
+        ['Authorization: Bearer nope'],
+        [],
+      ),
+      headers: fc.array(fc.constantFrom('Content-Type: application/json', 'Connection: keep-alive', 'X-Note: a b', 'X-Tab:\tvalue\t', 'Accept:*/*'), { maxLength: 3 }),
+      body: fc.constantFrom('{}', '{"a":[1,2]}', '"x"', ''),
+      method: fc.constant('POST'),
+      version: fc.constant('HTTP/1.1'),
+      host: fc.constantFrom(['Host: 127.0.0.1'], ['Host: 127.0.0.1'], ['Host: localhost:9'], ['Host: evil.example']),
+      framing: fc.constant('length'),
+    });
+    // Anything, a request that ends the connection or that node:http cannot parse included: sent alone.
+    // (Behind a pipeline, node:http's own answer to a request it cannot parse depends on how the bytes
+    // reached its parser, from the socket or pushed back by the lane: its clientError reply can go out
+    // before a reply still queued. No hook client pipelines, let alone malformed requests.)
+    const any = fc.record({
+      ...common,
+      method: fc.constantFrom('POST', 'POST', 'GET', 'post'),
+      version: fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0'),
+      host: fc.constantFrom(['Host: 127.0.0.1'], [], ['Host: 127.0.0.1', 'Host: 127.0.0.1']),
+      framing: fc.constantFrom('length', 'length', 'none', 'twice', 'chunked', 'close'),
+    });
+    const build = (r: Request): string => {
+      const n = Buffer.byteLength(r.body);
+      const framing: string[] = {
+        length: [`Content-Length: ${n}`],
+        close: [`Content-Length: ${n}`, 'Connection: close'],
+        twice: [`Content-Length: ${n}`, `Content-Length: ${n}`],
+        chunked: ['Transfer-Encoding: chunked'],
+        none: [],
+      }[r.framing as 'length' | 'close' | 'twice' | 'chunked' | 'none'];
+      const payload = r.framing === 'chunked' ? (n === 0 ? '0\r\n\r\n' : `${n.toString(16)}\r\n${r.body}\r\n0\r\n\r\n`) : r.framing === 'none' ? '' : r.body;
+      const fields = [...r.host, ...r.auth, ...r.headers, ...framing];
+      return `${r.method} ${r.target} ${r.version}\r\n${fields.map((f) => `${f}\r\n`).join('')}\r\n${payload}`;
+    };
+    const comparable = (got: { responses: Response[] }): unknown =>
+      got.responses.map((r) => {
+        let parsed: unknown = r.body;
+        try {
+          parsed = JSON.parse(r.body);
+          if (typeof parsed === 'object' && parsed !== null) delete (parsed as { via?: string }).via;
+        } catch {
+          // not JSON: compared as text
+        }
+        return [r.status, parsed, r.headers.connection];
+      });
+    const answered = { lane: 0, node: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.array(fc.oneof(simple, kept), { minLength: 1, maxLength: 4 }), any.map((r) => [r])), async (requests) => {
+        const bytes = requests.map(build).join('');
+        const [a, b] = await Promise.all([exchange(lane.port, [bytes], requests.length), exchange(node.port, [bytes], requests.length)]);
+        expect(comparable(a)).toEqual(comparable(b));
+        answered.lane += a.responses.filter((r) => r.body.includes('"via":"lane"')).length;
+        answered.node += a.responses.length;
+      }),
+      { numRuns: 200 },
+    );
+    // The property saw both ways: requests the lane answered, and the others.
+    expect(answered.lane).toBeGreaterThan(15);
+    expect(answered.node - answered.lane).toBeGreaterThan(50);
   });
 });
