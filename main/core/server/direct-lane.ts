@@ -235,7 +235,11 @@ class Reply implements DirectReply {
 
 /** One connection while the lane has it. */
 class Connection {
-  private pending: Buffer | null = null;
+  /** Bytes read and not yet answered, joined only when they are parsed (no copy per chunk of a large body). */
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** How many buffered bytes the request being read needs before it is looked at again. */
+  private wanted = 0;
   private head: Head | null = null;
   private admission: DirectAdmission | null = null;
   private current: Reply | null = null;
@@ -256,7 +260,7 @@ class Connection {
 
   /** Whether a request is being answered or waits in the buffer. */
   get idle(): boolean {
-    return this.current === null && this.pending === null;
+    return this.current === null && this.size === 0;
   }
 
   closing(): boolean {
@@ -264,9 +268,24 @@ class Connection {
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    this.pending = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-    if (this.current === null) this.pump();
+    this.parts.push(chunk);
+    this.size += chunk.length;
+    if (this.current === null && this.size >= this.wanted) this.pump();
   };
+
+  /** The buffered bytes as one buffer (null when there are none). */
+  private pending(): Buffer | null {
+    if (this.size === 0) return null;
+    if (this.parts.length > 1) this.parts = [Buffer.concat(this.parts, this.size)];
+    return this.parts[0];
+  }
+
+  /** Keeps only the bytes after the first `used` of `pending`. */
+  private consume(pending: Buffer, used: number): void {
+    this.size = pending.length - used;
+    this.parts = this.size === 0 ? [] : [pending.subarray(used)];
+    this.wanted = 0;
+  }
 
   /**
    * The client ended its side: as node:http does (no half-open HTTP), the request being answered
@@ -274,7 +293,8 @@ class Connection {
    */
   private readonly onEnd = (): void => {
     this.ended = true;
-    this.pending = null;
+    this.parts = [];
+    this.size = 0;
     this.head = null;
     this.socket.end();
   };
@@ -294,7 +314,7 @@ class Connection {
   /** Answers what the buffer holds, a request at a time; hands the rest over at the first one not simple. */
   private pump(): void {
     while (this.current === null && !this.handedOff && !this.gone) {
-      const pending = this.pending;
+      const pending = this.pending();
       if (pending === null) break;
       if (this.head === null) {
         const end = pending.indexOf(HEAD_END);
@@ -307,6 +327,7 @@ class Connection {
       }
       const total = this.head.bodyStart + this.head.length;
       if (pending.length < total) {
+        this.wanted = total;
         this.socket.setTimeout(BODY_STALL_MS);
         return;
       }
@@ -314,7 +335,7 @@ class Connection {
       const admission = this.admission!;
       this.head = null;
       this.admission = null;
-      this.pending = pending.length === total ? null : pending.subarray(total);
+      this.consume(pending, total);
       this.serve(head, admission, pending.subarray(head.bodyStart, total));
     }
     if (this.current !== null || this.handedOff || this.gone) return;
@@ -355,7 +376,8 @@ class Connection {
       if (this.current !== reply) return;
       this.current = null;
       if (close) {
-        this.pending = null;
+        this.parts = [];
+        this.size = 0;
         this.socket.end();
         return;
       }
@@ -375,8 +397,10 @@ class Connection {
     socket.off('timeout', this.onTimeout);
     socket.setTimeout(0);
     socket.pause();
-    if (this.pending !== null) socket.unshift(this.pending);
-    this.pending = null;
+    const pending = this.pending();
+    if (pending !== null) socket.unshift(pending);
+    this.parts = [];
+    this.size = 0;
     this.lane.options.toNode(socket);
     socket.resume();
   }

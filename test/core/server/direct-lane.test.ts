@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 /** A listener with one route answered both ways (the body says which), and a plain API route. */
-async function start(directLane = true, tokenDir?: string): Promise<{ dir: string; url: string; port: number; tokens: TokenStore; refusals: RefusalRecord[]; seen: string[] }> {
+async function start(directLane = true, tokenDir?: string, limit = 1024): Promise<{ dir: string; url: string; port: number; tokens: TokenStore; refusals: RefusalRecord[]; seen: string[] }> {
   const dir = tokenDir ?? mkdtempSync(join(tmpdir(), 'aep-lane-'));
   if (tokenDir === undefined) dirs.push(dir);
   const tokens = TokenStore.open(dir);
@@ -43,7 +43,7 @@ async function start(directLane = true, tokenDir?: string): Promise<{ dir: strin
       });
     },
     direct: {
-      limit: 1024,
+      limit,
       handler: async (request, reply, ctx) => {
         await new Promise((r) => setImmediate(r));
         const body = request.body.toString('utf8');
@@ -281,6 +281,19 @@ describe('the direct lane on a listener', () => {
     const split = request.indexOf('\r\n\r\n') + 4;
     const later = await exchange(s.port, [request.slice(0, split), request.slice(split)], 1);
     expect(JSON.parse(later.responses[0].body)).toMatchObject({ via: 'lane', body: '{"late":true}' });
+  });
+
+  it('takes a large body that arrives in many writes, then the next request on the connection', async () => {
+    const s = await start(true, undefined, 4 << 20);
+    const token = s.tokens.get('hook');
+    const big = JSON.stringify({ text: 'z'.repeat(3 << 20) });
+    const bytes = Buffer.from(hook(token, big) + hook(token, '"after"'));
+    const parts: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 64 * 1024) parts.push(bytes.subarray(at, at + 64 * 1024));
+    const got = await exchange(s.port, parts, 2);
+    expect(got.responses.map((r) => JSON.parse(r.body).via)).toEqual(['lane', 'lane']);
+    expect(JSON.parse(JSON.parse(got.responses[0].body).body).text).toHaveLength(3 << 20);
+    expect(s.seen.map((b) => b.length)).toEqual([big.length, '"after"'.length]);
   });
 
   it('closes idle kept-alive connections when the listener closes', async () => {
