@@ -176,6 +176,11 @@ class Reply implements DirectReply {
     private readonly close: boolean,
   ) {}
 
+  /** Neither sent nor lost yet. */
+  get open(): boolean {
+    return this.state === 'open';
+  }
+
   get sent(): boolean {
     return this.state === 'sent' || this.state === 'written';
   }
@@ -352,8 +357,10 @@ class Connection {
       if (!reply.sent) reply.json(500, { error: 'internal-error', detail: 'the daemon failed to handle this request' });
       else if (this.current === reply) this.socket.destroy();
     };
+    // A handler that ended without answering a client still there is a fault; a client that went
+    // first is not one.
     const ended = (): void => {
-      if (!reply.sent) fail(new Error('the handler ended without a reply'));
+      if (reply.open && !this.gone) fail(new Error('the handler ended without a reply'));
     };
     try {
       const done = admission.serve({ target: head.target, headers: head.headers, body }, reply);

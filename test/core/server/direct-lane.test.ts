@@ -23,12 +23,14 @@ afterEach(async () => {
 });
 
 /** A listener with one route answered both ways (the body says which), and a plain API route. */
-async function start(directLane = true, tokenDir?: string, limit = 1024): Promise<{ dir: string; url: string; port: number; tokens: TokenStore; refusals: RefusalRecord[]; seen: string[] }> {
+async function start(directLane = true, tokenDir?: string, limit = 1024): Promise<{ dir: string; url: string; port: number; tokens: TokenStore; refusals: RefusalRecord[]; seen: string[]; hungUp: string[]; faults: string[] }> {
   const dir = tokenDir ?? mkdtempSync(join(tmpdir(), 'aep-lane-'));
   if (tokenDir === undefined) dirs.push(dir);
   const tokens = TokenStore.open(dir);
   const routes = new RouteTable();
   const seen: string[] = [];
+  const hungUp: string[] = [];
+  const faults: string[] = [];
   routes.register({
     method: 'POST',
     path: '/hooks/:vendor',
@@ -48,6 +50,9 @@ async function start(directLane = true, tokenDir?: string, limit = 1024): Promis
         await new Promise((r) => setImmediate(r));
         const body = request.body.toString('utf8');
         seen.push(body);
+        // `hold`: answers nothing until the client hangs up; `silent`: ends without a reply.
+        if (ctx.params.vendor === 'hold') return new Promise<void>((r) => reply.onHangUp(() => { hungUp.push(body); r(); }));
+        if (ctx.params.vendor === 'silent') return;
         reply.json(200, { via: 'lane', vendor: ctx.params.vendor, body, principal: ctx.principal, query: ctx.url.searchParams.get('q') });
       },
     },
@@ -61,10 +66,11 @@ async function start(directLane = true, tokenDir?: string, limit = 1024): Promis
     tokens,
     tokenlessWatch: () => false,
     onRefusal: (r) => refusals.push(r),
+    onFault: (request, error) => faults.push(`${request}: ${(error as Error).message}`),
     directLane,
   });
   servers.push(server);
-  return { dir, url: server.url, port: server.port, tokens, refusals, seen };
+  return { dir, url: server.url, port: server.port, tokens, refusals, seen, hungUp, faults };
 }
 
 /** A parsed HTTP/1.1 response. */
@@ -294,6 +300,24 @@ describe('the direct lane on a listener', () => {
     expect(got.responses.map((r) => JSON.parse(r.body).via)).toEqual(['lane', 'lane']);
     expect(JSON.parse(JSON.parse(got.responses[0].body).body).text).toHaveLength(3 << 20);
     expect(s.seen.map((b) => b.length)).toEqual([big.length, '"after"'.length]);
+  });
+
+  it('tells a handler the client hung up, which is no fault; a handler that ends without a reply is one', async () => {
+    const s = await start();
+    const token = s.tokens.get('hook');
+    const socket = connect(s.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((r) => socket.on('connect', () => r()));
+    socket.write(hook(token, '"held"', '', '/hooks/hold'));
+    while (s.seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    socket.destroy();
+    while (s.hungUp.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.hungUp).toEqual(['"held"']);
+    expect(s.faults).toEqual([]);
+    const silent = await exchange(s.port, [hook(token, '{}', '', '/hooks/silent')], 1);
+    expect(silent.responses[0].status).toBe(500);
+    expect(s.faults).toEqual(['POST /hooks/silent: the handler ended without a reply']);
   });
 
   it('closes idle kept-alive connections when the listener closes', async () => {
