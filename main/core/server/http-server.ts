@@ -167,6 +167,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     };
   };
 
+  /** Hands a handler failure to `onFault` (the audit trail); a failure to record it is only logged. */
+  const recordFault = (request: string, error: unknown): void => {
+    try {
+      options.onFault?.(request, error);
+    } catch (auditError) {
+      log.warn('could not record a handler failure', { error: String(auditError) });
+    }
+  };
+
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const target = targetOf(req.url ?? '/');
     const { path, ok: urlOk } = target;
@@ -224,11 +233,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         path,
         error: (e as Error).stack ?? String(e),
       });
-      try {
-        options.onFault?.(`${req.method ?? 'GET'} ${path.slice(0, 200)}`, e);
-      } catch (auditError) {
-        log.warn('could not record a handler failure', { error: String(auditError) });
-      }
+      recordFault(`${req.method ?? 'GET'} ${path.slice(0, 200)}`, e);
       if (!res.headersSent)
         sendError(res, 500, 'internal-error', 'the daemon failed to handle this request');
       else res.destroy();
@@ -326,11 +331,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       keepAliveMs: KEEP_ALIVE_MS,
       onFault: (request, error) => {
         log.error('handler failed', { request, error: (error as Error).stack ?? String(error) });
-        try {
-          options.onFault?.(request, error);
-        } catch (auditError) {
-          log.warn('could not record a handler failure', { error: String(auditError) });
-        }
+        recordFault(request, error);
       },
     }),
   );
