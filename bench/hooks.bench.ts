@@ -179,22 +179,26 @@ function wallMs(file: string, args: string[], input: string, env: NodeJS.Process
  * the CLI's own bundle run directly (`node out/cli/hook.cjs`); and `aep-companion hook` through the
  * ES-module entry bin/aep-companion.mjs. Each posts a Stop hook to the daemon.
  */
-async function shimWallTime(url: string, hook: string): Promise<{ installed: number; bundle: number; cli: number; bare: number }> {
+async function shimWallTime(url: string, hook: string): Promise<{ installed: number; bundle: number; cli: number; bare: number; inherited: number }> {
   const { entry, bundle, launcher, dir } = await buildShim();
   try {
-    const env = { ...process.env, AEP_COMPANION_URL: url, AEP_HOOK_TOKEN: hook };
+    // A clean environment, as a new user's shell has: variables Node reads at start (for one,
+    // NODE_EXTRA_CA_CERTS parses a certificate bundle, tens of milliseconds) would add the same
+    // time to both sides and flatter the ratio. `node -e 0` under the inherited one is timed beside it.
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AEP_COMPANION_URL: url, AEP_HOOK_TOKEN: hook };
     const payload = JSON.stringify({ hook_event_name: 'Stop', session_id: 'bench-shim', cwd: '/w', stop_hook_active: false });
     const runs = {
       bare: (): number => wallMs(process.execPath, ['-e', '0'], '', env),
+      inherited: (): number => wallMs(process.execPath, ['-e', '0'], '', process.env),
       installed: (): number => wallMs(launcher, ['claude-code'], payload, env),
       bundle: (): number => wallMs(process.execPath, [bundle, 'claude-code'], payload, env),
       cli: (): number => wallMs(process.execPath, [entry, 'hook', 'claude-code'], payload, env),
     };
-    const times = { bare: [] as number[], installed: [] as number[], bundle: [] as number[], cli: [] as number[] };
+    const times = { bare: [] as number[], inherited: [] as number[], installed: [] as number[], bundle: [] as number[], cli: [] as number[] };
     for (const measure of Object.values(runs)) measure();
     for (let i = 0; i < SHIM_RUNS; i++) for (const [name, measure] of Object.entries(runs)) times[name as keyof typeof times].push(measure());
     const median = (ms: number[]): number => percentile(ms.sort((a, b) => a - b), 50);
-    return { bare: median(times.bare), installed: median(times.installed), bundle: median(times.bundle), cli: median(times.cli) };
+    return { bare: median(times.bare), inherited: median(times.inherited), installed: median(times.installed), bundle: median(times.bundle), cli: median(times.cli) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -351,6 +355,7 @@ try {
   report('hook shim', {
     runs: SHIM_RUNS,
     'node -e 0 median ms': round(shim.bare),
+    'node -e 0 with the inherited environment median ms': round(shim.inherited),
     'installed command median ms': round(shim.installed),
     'installed command ratio (≤ 1.2)': round(shim.installed / shim.bare),
     'node out/cli/hook.cjs median ms': round(shim.bundle),

@@ -158,6 +158,53 @@ describe('aep-companion hook', () => {
     expect(JSON.parse(down.stderr)).toEqual({ aepHookDoctor: { url: 'http://127.0.0.1:9/hooks/codex', error: 'ECONNREFUSED' } });
   });
 
+  it('reads the whole payload from a stdin the vendor left non-blocking and still open', async () => {
+    // Another process on the same pipe (here a Node process that opened its stdin) can leave it in
+    // non-blocking mode; the shim's plain reads then get EAGAIN before the payload is complete and
+    // must go on reading. The shell waits for that process, shows the pipe's flags, then becomes
+    // the shim (exec keeps its pid, which is how the test sees the shim start).
+    const hookCjs = join(built, 'out', 'cli', 'hook.cjs');
+    const marker = join(built, 'nonblocking-holder.pid');
+    const holder = `process.stdin; require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid)); setTimeout(() => {}, 20000)`;
+    const script = [
+      'exec 3<&0',
+      `${JSON.stringify(process.execPath)} -e '${holder}' <&3 >/dev/null 2>&1 &`,
+      `while [ ! -s ${JSON.stringify(marker)} ]; do sleep 0.02; done`,
+      'grep flags /proc/$$/fdinfo/0 >&2',
+      `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(hookCjs)} claude-code`,
+    ].join('\n');
+    const payload = JSON.stringify(ccPayload('SessionStart', 'nonblocking-stdin', { source: 'startup' }));
+    const child = spawn('sh', ['-c', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', AEP_COMPANION_URL: d.url, AEP_HOOK_TOKEN: d.daemon.tokens.hook },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const closed = new Promise<number | null>((done) => child.on('close', done));
+    child.stdin.write(payload.slice(0, 20));
+    try {
+      // The rest of the payload only once the shim runs, so its first reads find the pipe empty.
+      const cmdline = `/proc/${child.pid}/cmdline`;
+      while (!readFileSync(cmdline, 'utf8').includes('hook.cjs')) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 250));
+      child.stdin.end(payload.slice(20));
+      expect(await closed).toBe(0);
+    } finally {
+      try {
+        process.kill(Number(readFileSync(marker, 'utf8')));
+      } catch {
+        // already gone
+      }
+    }
+    expect(stdout).toBe('{}');
+    const flags = /flags:\s*(\d+)/.exec(stderr);
+    expect(flags && (parseInt(flags[1], 8) & 0o4000) !== 0).toBe(true);
+    const sessions = await fetch(`${d.url}/api/sessions`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } });
+    expect(((await sessions.json()) as { session: string }[]).some((s) => s.session === 'nonblocking-stdin')).toBe(true);
+  });
+
   it('run directly, finds its data directory from its own location (the parent of its folder)', async () => {
     const hookCjs = join(built, 'out', 'cli', 'hook.cjs');
     writeFileSync(join(built, 'out', 'daemon.json'), JSON.stringify({ url: d.url, pid: process.pid }));
