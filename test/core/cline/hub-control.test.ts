@@ -176,6 +176,56 @@ describe('Cline hub control', () => {
     expect(audit).toContain('control.accepted');
   });
 
+  it('a steer the hub submits before its send_input reply is read settles steered, after its ack', async () => {
+    // Recorded: the pending list comes before the reply; on a busy daemon the submission can be read
+    // with it too (a live Cline run under load did so). Both go out here before the reply.
+    const { c, hub, hook } = await setup();
+    await hook(TASK_START, S1);
+    await untilDeclared(c, S1);
+    const recorded = ofSession(recordedEvents('frames-s1.jsonl'), S1);
+    const base = hub!.answer;
+    hub!.answer = (cmd) => {
+      if (cmd.command === 'session.send_input')
+        hub!.publish(recorded.filter((e) => e.event.startsWith('session.pending_prompt')));
+      return base(cmd);
+    };
+    const cmd = command(
+      'x.cline.control.send_input',
+      S1,
+      { text: 'STEER-MARKER-1 please also say banana', delivery: 'steer' },
+      { capture: 'redacted' },
+    );
+    c.send(cmd);
+    const ack = await ackOf(c, cmd);
+    expect(ack.type).toBe('control.accepted');
+    const settled = await c.event((e) => e.type === 'x.cline.input.settled' && e.cause === cmd.id);
+    expect(settled.data).toMatchObject({ outcome: 'steered', delivery: 'now' });
+    const order = c.events().filter((e) => e.cause === cmd.id).map((e) => e.type);
+    expect(order).toEqual(['control.accepted', 'x.cline.input.settled']);
+    // The run's end later settles nothing more: the input was settled once.
+    hub!.publish(recorded.filter((e) => e.event === 'run.completed'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.events().filter((e) => e.cause === cmd.id).map((e) => e.type)).toEqual(order);
+  });
+
+  it('a send_input the hub refuses leaves nothing to settle when its run ends', async () => {
+    const { c, hub, hook } = await setup();
+    await hook(TASK_START, S1);
+    await untilDeclared(c, S1);
+    const base = hub!.answer;
+    hub!.answer = (cmd) =>
+      cmd.command === 'session.send_input'
+        ? { ok: false, error: { code: 'session_not_running', message: 'No run' } }
+        : base(cmd);
+    const cmd = command('x.cline.control.send_input', S1, { text: 'too late', delivery: 'steer' });
+    c.send(cmd);
+    const ack = await ackOf(c, cmd);
+    expect(ack).toMatchObject({ type: 'control.rejected', data: { reason: 'refused' } });
+    hub!.publish(ofSession(recordedEvents('frames-s1.jsonl'), S1).filter((e) => e.event === 'run.completed'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.events().filter((e) => e.cause === cmd.id).map((e) => e.type)).toEqual(['control.rejected']);
+  });
+
   it('refuses delivery "queue" on a plain `cline "prompt"` run (Cline would drop it), with the reason; the hub is never asked', async () => {
     const { c, hub, hook } = await setup();
     await hook(TASK_START, S1);

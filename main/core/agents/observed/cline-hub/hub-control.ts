@@ -44,7 +44,13 @@ export interface HubControlDeps {
   ) => Promise<HubReply>;
 }
 
-type Outcome = { decision: AckDecision; after?: (ackId: string) => AepEvent[] };
+type Outcome = {
+  decision: AckDecision;
+  /** Events to send once the ack is out (cause-linked followers). */
+  after?: (ackId: string) => AepEvent[];
+  /** No ack was made for this decision (another one was recorded first): undo what it set up. */
+  abandon?: () => void;
+};
 
 const refused = (detail: string): Outcome => ({
   decision: { accepted: false, reason: 'refused', detail },
@@ -77,7 +83,10 @@ export class HubControl {
           if (decided) this.auditDecision(command, outcome.decision);
           return decided;
         });
-        if (!ack) return;
+        if (!ack) {
+          outcome.abandon?.();
+          return;
+        }
         await sent;
         const followers = outcome.after?.(ack.id) ?? [];
         if (followers.length > 0) await this.deps.emitter.send(followers);
@@ -115,16 +124,29 @@ export class HubControl {
       return refused(
         'Cline drops queued input on a plain `cline "prompt"` run (only hub-native sessions run queued prompts): send it with delivery "steer" while the run is live',
       );
-    const reply = await this.deps.request(
-      'session.send_input',
-      { sessionId: session, prompt: text, delivery: delivery === 'queue' ? 'queue' : 'steer' },
-      session,
-    );
-    if (!reply.ok)
+    // Listed before it is sent: the hub's pending list, and even its submission, can be read
+    // before its reply is.
+    const input = this.deps.tap.sending(session, command.id, text, delivery);
+    let reply: HubReply;
+    try {
+      reply = await this.deps.request(
+        'session.send_input',
+        { sessionId: session, prompt: text, delivery: delivery === 'queue' ? 'queue' : 'steer' },
+        session,
+      );
+    } catch (error) {
+      this.deps.tap.withdraw(session, input);
+      throw error;
+    }
+    if (!reply.ok) {
+      this.deps.tap.withdraw(session, input);
       return refused(`the Cline hub refused session.send_input (${reply.code}: ${reply.message})`);
-    const s = this.deps.tap.learn(session, null);
-    s.inputs.push({ commandId: command.id, text, delivery, pendingId: null });
-    return { decision: { accepted: true } };
+    }
+    return {
+      decision: { accepted: true },
+      after: () => this.deps.tap.accepted(session, input),
+      abandon: () => this.deps.tap.withdraw(session, input),
+    };
   }
 
   private async cancel(command: AepEvent, session: string): Promise<Outcome> {

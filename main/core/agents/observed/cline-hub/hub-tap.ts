@@ -16,13 +16,31 @@ import { mapped } from '../../vendors/event-builders';
 import type { MappingContext } from '../../vendors/types';
 import type { HubEvent } from './hub-client';
 
-/** An input sent through the hub and not yet settled. */
+/** What became of a sent input: the data of its `x.cline.input.settled`. */
+export interface Settlement {
+  readonly outcome: InputOutcome;
+  readonly delivery: Delivery;
+  readonly reason: string;
+  readonly run?: string;
+}
+
+/**
+ * An input sent through the hub and not yet settled. It is listed from the moment it is sent: the
+ * hub announces and can even submit it before its reply to `session.send_input` is read (the
+ * recorded pending list comes first, and a busy daemon reads the reply together with the events
+ * after it). Until the command's ack is out (`accepted`), a settlement is only kept (`early`), so
+ * the record never shows an input settled before it was accepted.
+ */
 export interface SentInput {
   readonly commandId: string;
   readonly text: string;
   readonly delivery: Delivery;
   /** The hub's pending-prompt id, once its pending list showed our text. */
   pendingId: string | null;
+  /** The command's ack is out: a settlement is emitted at once. */
+  accepted: boolean;
+  /** A settlement reached before the ack, emitted after it. */
+  early: Settlement | null;
 }
 
 /** What the tap knows about one hub session. */
@@ -154,18 +172,47 @@ export class HubTap {
     }
   }
 
-  /** Emits the outcome of a sent input (cause = its command) and forgets it. */
+  /**
+   * Emits the outcome of a sent input (cause = its command) and forgets it; before the command's
+   * ack is out, the outcome is kept for `accepted` instead.
+   */
   settle(id: string, s: HubSession, input: SentInput, outcome: InputOutcome, reason: string): void {
     const at = s.inputs.indexOf(input);
     if (at < 0) return;
     s.inputs.splice(at, 1);
     const run = this.deps.emitter.mappingState(id).run ?? undefined;
-    const data = { outcome, delivery: input.delivery, reason, ...(run ? { run } : {}) };
-    this.deps.send(
-      this.deps.emitter.stamp(id, [
-        { type: inputSettledType('cline'), cause: input.commandId, capture: 'metadata', data },
-      ]),
-    );
+    const data: Settlement = { outcome, delivery: input.delivery, reason, ...(run ? { run } : {}) };
+    if (!input.accepted) {
+      input.early = data;
+      return;
+    }
+    this.deps.send(this.settlementEvents(id, input, data));
+  }
+
+  /** Lists an input about to be sent (its ack not out yet). */
+  sending(id: string, commandId: string, text: string, delivery: Delivery): SentInput {
+    const input: SentInput = { commandId, text, delivery, pendingId: null, accepted: false, early: null };
+    this.learn(id, null).inputs.push(input);
+    return input;
+  }
+
+  /** Forgets an input the hub did not take (its command was refused): nothing is settled. */
+  withdraw(id: string, input: SentInput): void {
+    const inputs = this.sessions.get(id)?.inputs;
+    const at = inputs?.indexOf(input) ?? -1;
+    if (at >= 0) inputs!.splice(at, 1);
+  }
+
+  /** The command's ack is out: returns the settlement reached before it, if any, to follow the ack. */
+  accepted(id: string, input: SentInput): AepEvent[] {
+    input.accepted = true;
+    return input.early ? this.settlementEvents(id, input, input.early) : [];
+  }
+
+  private settlementEvents(id: string, input: SentInput, data: Settlement): AepEvent[] {
+    return this.deps.emitter.stamp(id, [
+      { type: inputSettledType('cline'), cause: input.commandId, capture: 'metadata', data: { ...data } },
+    ]);
   }
 
   /**
