@@ -200,12 +200,20 @@ describe('Cline hub control', () => {
     expect(ack.type).toBe('control.accepted');
     const settled = await c.event((e) => e.type === 'x.cline.input.settled' && e.cause === cmd.id);
     expect(settled.data).toMatchObject({ outcome: 'steered', delivery: 'now' });
-    const order = c.events().filter((e) => e.cause === cmd.id).map((e) => e.type);
+    const order = c
+      .events()
+      .filter((e) => e.cause === cmd.id)
+      .map((e) => e.type);
     expect(order).toEqual(['control.accepted', 'x.cline.input.settled']);
     // The run's end later settles nothing more: the input was settled once.
     hub!.publish(recorded.filter((e) => e.event === 'run.completed'));
     await new Promise((r) => setTimeout(r, 200));
-    expect(c.events().filter((e) => e.cause === cmd.id).map((e) => e.type)).toEqual(order);
+    expect(
+      c
+        .events()
+        .filter((e) => e.cause === cmd.id)
+        .map((e) => e.type),
+    ).toEqual(order);
   });
 
   it('a send_input the hub refuses leaves nothing to settle when its run ends', async () => {
@@ -221,9 +229,16 @@ describe('Cline hub control', () => {
     c.send(cmd);
     const ack = await ackOf(c, cmd);
     expect(ack).toMatchObject({ type: 'control.rejected', data: { reason: 'refused' } });
-    hub!.publish(ofSession(recordedEvents('frames-s1.jsonl'), S1).filter((e) => e.event === 'run.completed'));
+    hub!.publish(
+      ofSession(recordedEvents('frames-s1.jsonl'), S1).filter((e) => e.event === 'run.completed'),
+    );
     await new Promise((r) => setTimeout(r, 200));
-    expect(c.events().filter((e) => e.cause === cmd.id).map((e) => e.type)).toEqual(['control.rejected']);
+    expect(
+      c
+        .events()
+        .filter((e) => e.cause === cmd.id)
+        .map((e) => e.type),
+    ).toEqual(['control.rejected']);
   });
 
   it('refuses delivery "queue" on a plain `cline "prompt"` run (Cline would drop it), with the reason; the hub is never asked', async () => {

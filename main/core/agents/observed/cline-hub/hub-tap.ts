@@ -191,7 +191,14 @@ export class HubTap {
 
   /** Lists an input about to be sent (its ack not out yet). */
   sending(id: string, commandId: string, text: string, delivery: Delivery): SentInput {
-    const input: SentInput = { commandId, text, delivery, pendingId: null, accepted: false, early: null };
+    const input: SentInput = {
+      commandId,
+      text,
+      delivery,
+      pendingId: null,
+      accepted: false,
+      early: null,
+    };
     this.learn(id, null).inputs.push(input);
     return input;
   }
@@ -211,7 +218,12 @@ export class HubTap {
 
   private settlementEvents(id: string, input: SentInput, data: Settlement): AepEvent[] {
     return this.deps.emitter.stamp(id, [
-      { type: inputSettledType('cline'), cause: input.commandId, capture: 'metadata', data: { ...data } },
+      {
+        type: inputSettledType('cline'),
+        cause: input.commandId,
+        capture: 'metadata',
+        data: { ...data },
+      },
     ]);
   }
 
