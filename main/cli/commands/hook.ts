@@ -8,8 +8,7 @@
  * Its bundle (out/cli/hook.cjs) is also what the installer installs as the data directory's hook
  * shim (see `RunOptions.installedIn`).
  */
-import { readSync, writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, readSync, writeSync } from 'node:fs';
 import { isVendorId } from '../../../common/vendors';
 import { exchange } from '../hook-exchange';
 import { HOOK_TABLES, type HookTables } from '../hook-tables';
@@ -83,13 +82,20 @@ export function isHeldMoment(
 /**
  * Reads stdin to the end. A vendor pipes the payload and closes its end, so the shim reads the pipe
  * with plain `readSync` calls: `process.stdin` builds a stream over the pipe, which costs the shim
- * about a twelfth of a `node -e 0`. A terminal, or a descriptor that would block (`EAGAIN`: the
- * vendor left it non-blocking), goes on through `process.stdin` with what was read so far; a
- * closed or missing stdin is an empty payload, as the stream gives.
+ * about a twelfth of a `node -e 0`. A character device (a terminal; `node:tty` is not loaded to
+ * tell), or a descriptor that would block (`EAGAIN`: the vendor left it non-blocking), goes on
+ * through `process.stdin` with what was read so far; a closed or missing stdin is an empty
+ * payload, as the stream gives.
  */
 export function readStdin(fd = 0): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  if (!isatty(fd)) {
+  let device = false;
+  try {
+    device = fstatSync(fd).isCharacterDevice();
+  } catch {
+    return Promise.resolve(Buffer.alloc(0));
+  }
+  if (!device) {
     try {
       for (;;) {
         const chunk = Buffer.allocUnsafe(65_536);
