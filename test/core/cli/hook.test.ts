@@ -169,7 +169,7 @@ describe('aep-companion hook', () => {
     const script = [
       'exec 3<&0',
       `${JSON.stringify(process.execPath)} -e '${holder}' <&3 >/dev/null 2>&1 &`,
-      `while [ ! -s ${JSON.stringify(marker)} ]; do sleep 0.02; done`,
+      `i=0; while [ ! -s ${JSON.stringify(marker)} ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done`,
       'grep flags /proc/$$/fdinfo/0 >&2',
       `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(hookCjs)} claude-code`,
     ].join('\n');
@@ -187,7 +187,14 @@ describe('aep-companion hook', () => {
     try {
       // The rest of the payload only once the shim runs, so its first reads find the pipe empty.
       const cmdline = `/proc/${child.pid}/cmdline`;
-      while (!readFileSync(cmdline, 'utf8').includes('hook.cjs')) await new Promise((r) => setTimeout(r, 10));
+      const started = (): boolean => {
+        try {
+          return readFileSync(cmdline, 'utf8').includes('hook.cjs');
+        } catch {
+          return true; // already gone: the assertions below say why
+        }
+      };
+      for (let i = 0; i < 1_000 && !started(); i++) await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, 250));
       child.stdin.end(payload.slice(20));
       expect(await closed).toBe(0);
@@ -203,7 +210,7 @@ describe('aep-companion hook', () => {
     expect(flags && (parseInt(flags[1], 8) & 0o4000) !== 0).toBe(true);
     const sessions = await fetch(`${d.url}/api/sessions`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } });
     expect(((await sessions.json()) as { session: string }[]).some((s) => s.session === 'nonblocking-stdin')).toBe(true);
-  });
+  }, 30_000);
 
   it('run directly, finds its data directory from its own location (the parent of its folder)', async () => {
     const hookCjs = join(built, 'out', 'cli', 'hook.cjs');
