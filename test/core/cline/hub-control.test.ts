@@ -117,6 +117,12 @@ const untilDeclared = async (c: Consumer, session: string): Promise<void> => {
 
 const ackOf = (c: Consumer, cmd: AepEvent) =>
   c.event((e) => e.cause === cmd.id && e.type.startsWith('control.'));
+/** The types of the events caused by `cmd` so far, in stream order. */
+const causedBy = (c: Consumer, cmd: AepEvent): string[] =>
+  c
+    .events()
+    .filter((e) => e.cause === cmd.id)
+    .map((e) => e.type);
 const ofSession = (events: Envelope[], session: string): Envelope[] =>
   events.filter((e) => e.sessionId === session);
 
@@ -200,20 +206,12 @@ describe('Cline hub control', () => {
     expect(ack.type).toBe('control.accepted');
     const settled = await c.event((e) => e.type === 'x.cline.input.settled' && e.cause === cmd.id);
     expect(settled.data).toMatchObject({ outcome: 'steered', delivery: 'now' });
-    const order = c
-      .events()
-      .filter((e) => e.cause === cmd.id)
-      .map((e) => e.type);
+    const order = causedBy(c, cmd);
     expect(order).toEqual(['control.accepted', 'x.cline.input.settled']);
     // The run's end later settles nothing more: the input was settled once.
     hub!.publish(recorded.filter((e) => e.event === 'run.completed'));
     await new Promise((r) => setTimeout(r, 200));
-    expect(
-      c
-        .events()
-        .filter((e) => e.cause === cmd.id)
-        .map((e) => e.type),
-    ).toEqual(order);
+    expect(causedBy(c, cmd)).toEqual(order);
   });
 
   it('a send_input the hub refuses leaves nothing to settle when its run ends', async () => {
@@ -233,12 +231,7 @@ describe('Cline hub control', () => {
       ofSession(recordedEvents('frames-s1.jsonl'), S1).filter((e) => e.event === 'run.completed'),
     );
     await new Promise((r) => setTimeout(r, 200));
-    expect(
-      c
-        .events()
-        .filter((e) => e.cause === cmd.id)
-        .map((e) => e.type),
-    ).toEqual(['control.rejected']);
+    expect(causedBy(c, cmd)).toEqual(['control.rejected']);
   });
 
   it('refuses delivery "queue" on a plain `cline "prompt"` run (Cline would drop it), with the reason; the hub is never asked', async () => {
