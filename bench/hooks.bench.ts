@@ -8,8 +8,9 @@
  * medians reported with each run's value, after BENCH_HOOK_WARM (2,000) hooks per level. Within a
  * run the floor and the daemon take turns in BENCH_HOOK_CHUNKS (6) slices, and the share of the
  * machine's CPU the hypervisor stole during each level is reported beside its ratios; then the
- * command-hook shim's wall time against `node -e 0` (the installed command, target ≤ 1.2×; the CLI's
- * `aep-companion hook` beside it); and command → ack latency
+ * command-hook shim's wall time against `node -e 0` (the installed command, target ≤ 1.2×: its bash
+ * fast path, with the Node shim behind the same launcher and the CLI's `aep-companion hook` beside
+ * it); and command → ack latency
  * for `x.claude-code.control.instruct` over a real WebSocket (target: p99 ≤ 10 ms).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -174,31 +175,51 @@ function wallMs(file: string, args: string[], input: string, env: NodeJS.Process
   return ms;
 }
 
+/** The shim variants timed against `node -e 0`, each posting Stop hooks as a session of its own. */
+const SHIM_VARIANTS = ['installed', 'installedNode', 'bundle', 'cli'] as const;
+type ShimTimes = Record<(typeof SHIM_VARIANTS)[number] | 'bare' | 'inherited', number>;
+
+/** Events the daemon holds for one session, from GET /api/sessions. */
+async function sessionEvents(url: string, operator: string, session: string): Promise<number> {
+  const res = await fetch(`${url}/api/sessions`, { headers: { authorization: `Bearer ${operator}` } });
+  const sessions = (await res.json()) as Array<{ session: string; eventCount: number }>;
+  return sessions.find((s) => s.session === session)?.eventCount ?? 0;
+}
+
 /**
- * Median wall times, interleaved: `node -e 0`; the installed command (launcher → CommonJS script);
- * the CLI's own bundle run directly (`node out/cli/hook.cjs`); and `aep-companion hook` through the
- * ES-module entry bin/aep-companion.mjs. Each posts a Stop hook to the daemon.
+ * Median wall times, interleaved: `node -e 0`; the installed command as hooks run it (launcher →
+ * the bash fast path where /bin/bash exists), and the same launcher with AEP_HOOK_FAST=0 (launcher
+ * → the Node shim); the CLI's own bundle run directly (`node out/cli/hook.cjs`); and `aep-companion
+ * hook` through the ES-module entry bin/aep-companion.mjs. Each variant posts its Stop hooks as a
+ * session of its own, and the daemon must hold an event for every run of each (a shim that failed
+ * open quickly would otherwise look fast).
  */
-async function shimWallTime(url: string, hook: string): Promise<{ installed: number; bundle: number; cli: number; bare: number; inherited: number }> {
+async function shimWallTime(url: string, hook: string, operator: string): Promise<ShimTimes> {
   const { entry, bundle, launcher, dir } = await buildShim();
   try {
     // A clean environment, as a new user's shell has: variables Node reads at start (for one,
     // NODE_EXTRA_CA_CERTS parses a certificate bundle, tens of milliseconds) would add the same
     // time to both sides and flatter the ratio. `node -e 0` under the inherited one is timed beside it.
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AEP_COMPANION_URL: url, AEP_HOOK_TOKEN: hook };
-    const payload = JSON.stringify({ hook_event_name: 'Stop', session_id: 'bench-shim', cwd: '/w', stop_hook_active: false });
-    const runs = {
-      bare: (): number => wallMs(process.execPath, ['-e', '0'], '', env),
-      inherited: (): number => wallMs(process.execPath, ['-e', '0'], '', process.env),
-      installed: (): number => wallMs(launcher, ['claude-code'], payload, env),
-      bundle: (): number => wallMs(process.execPath, [bundle, 'claude-code'], payload, env),
-      cli: (): number => wallMs(process.execPath, [entry, 'hook', 'claude-code'], payload, env),
+    const payload = (variant: string): string =>
+      JSON.stringify({ hook_event_name: 'Stop', session_id: `bench-shim-${variant}`, cwd: '/w', stop_hook_active: false });
+    const runs: Record<keyof ShimTimes, () => number> = {
+      bare: () => wallMs(process.execPath, ['-e', '0'], '', env),
+      inherited: () => wallMs(process.execPath, ['-e', '0'], '', process.env),
+      installed: () => wallMs(launcher, ['claude-code'], payload('installed'), env),
+      installedNode: () => wallMs(launcher, ['claude-code'], payload('installedNode'), { ...env, AEP_HOOK_FAST: '0' }),
+      bundle: () => wallMs(process.execPath, [bundle, 'claude-code'], payload('bundle'), env),
+      cli: () => wallMs(process.execPath, [entry, 'hook', 'claude-code'], payload('cli'), env),
     };
-    const times = { bare: [] as number[], inherited: [] as number[], installed: [] as number[], bundle: [] as number[], cli: [] as number[] };
+    const times = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as number[]])) as Record<keyof ShimTimes, number[]>;
     for (const measure of Object.values(runs)) measure();
-    for (let i = 0; i < SHIM_RUNS; i++) for (const [name, measure] of Object.entries(runs)) times[name as keyof typeof times].push(measure());
+    for (let i = 0; i < SHIM_RUNS; i++) for (const [name, measure] of Object.entries(runs)) times[name as keyof ShimTimes].push(measure());
+    for (const variant of SHIM_VARIANTS) {
+      const held = await sessionEvents(url, operator, `bench-shim-${variant}`);
+      if (held < SHIM_RUNS + 1) throw new Error(`the ${variant} shim reached the daemon on ${held} of ${SHIM_RUNS + 1} runs`);
+    }
     const median = (ms: number[]): number => percentile(ms.sort((a, b) => a - b), 50);
-    return { bare: median(times.bare), inherited: median(times.inherited), installed: median(times.installed), bundle: median(times.bundle), cli: median(times.cli) };
+    return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])) as ShimTimes;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -351,13 +372,15 @@ try {
   subscriber.close();
   report('hook round trip (1 live WS subscriber; CPU from /proc of each server process)', { ...figures, pass });
 
-  const shim = await shimWallTime(daemon.url, daemon.hook);
+  const shim = await shimWallTime(daemon.url, daemon.hook, daemon.operator);
   report('hook shim', {
     runs: SHIM_RUNS,
     'node -e 0 median ms': round(shim.bare),
     'node -e 0 with the inherited environment median ms': round(shim.inherited),
     'installed command median ms': round(shim.installed),
     'installed command ratio (≤ 1.2)': round(shim.installed / shim.bare),
+    'installed command, Node shim (AEP_HOOK_FAST=0) median ms': round(shim.installedNode),
+    'installed command, Node shim ratio': round(shim.installedNode / shim.bare),
     'node out/cli/hook.cjs median ms': round(shim.bundle),
     'node out/cli/hook.cjs ratio': round(shim.bundle / shim.bare),
     'aep-companion hook (ESM bin) median ms': round(shim.cli),

@@ -9,6 +9,7 @@
  * shim (see `RunOptions.installedIn`).
  */
 import { fstatSync, readSync, writeSync } from 'node:fs';
+import { ORDINARY_HOOK_DEADLINE_MS } from '../../../common/hook-shim';
 import { isVendorId } from '../../../common/vendors';
 import { exchange } from '../hook-exchange';
 import { HOOK_TABLES, type HookTables } from '../hook-tables';
@@ -31,8 +32,8 @@ export const emptyReplyFor = (
     ? tables.empty[vendor]
     : EMPTY_REPLY;
 
-/** Deadline for an ordinary hook: far inside every vendor's timeout (Claude Code's SessionEnd budget is 1.5 s+). */
-export const DEFAULT_TIMEOUT_MS = 5_000;
+/** Deadline for an ordinary hook (common/hook-shim.ts). */
+export const DEFAULT_TIMEOUT_MS = ORDINARY_HOOK_DEADLINE_MS;
 
 /**
  * Deadline on a held moment of `vendor`: inside the vendor's own hook timeout there, from its

@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LAUNCHER_NAME } from './hook-target';
+import { FAST_SCRIPT_NAME, fastShimScript } from './shim-fast';
 import type { HookRuntime, InstallerEnv } from './installer-env';
 
 /** File name of the Node script next to the launcher. */
@@ -61,13 +62,22 @@ function shellLiteral(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The POSIX launcher: the recorded runtime if it still exists, else `node` on PATH, else an empty reply. */
+/**
+ * The POSIX launcher: the bash fast path where `/bin/bash` exists (unless AEP_HOOK_FAST=0), else
+ * the Node shim with the recorded runtime if it still exists, else `node` on PATH, else an empty
+ * reply.
+ */
 export function launcherScript(runtime: HookRuntime | undefined): string {
   const lines = [
     '#!/bin/sh',
     '# AEP Companion hook launcher, written by the installer (reinstall to refresh).',
     '# Runs the hook shim next to it with a Node runtime; fail-open when none is found.',
     `shim="\${0%/*}/${SHIM_SCRIPT_NAME}"`,
+    // The fast path (shim-fast.ts) first, where bash is; it hands back with AEP_HOOK_FAST=0.
+    `fast="\${0%/*}/${FAST_SCRIPT_NAME}"`,
+    'if [ "${AEP_HOOK_FAST-}" != 0 ] && [ -x /bin/bash ] && [ -r "$fast" ]; then',
+    '  BASH_ENV= exec /bin/bash "$fast" "$@"',
+    'fi',
   ];
   if (runtime) {
     lines.push(`rt=${shellLiteral(runtime.path)}`, 'if [ -x "$rt" ]; then');
@@ -99,5 +109,6 @@ export function shimFiles(env: InstallerEnv): ShimFile[] {
   return [
     { path: join(bin, SHIM_SCRIPT_NAME), text: shimScript(env), mode: 0o755 },
     { path: join(bin, LAUNCHER_NAME), text: launcherScript(env.runtime), mode: 0o755 },
+    { path: join(bin, FAST_SCRIPT_NAME), text: fastShimScript(), mode: 0o755 },
   ];
 }

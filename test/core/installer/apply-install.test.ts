@@ -74,6 +74,7 @@ describe('apply', () => {
     expect(manifest.shim?.paths).toEqual([
       join(t.env.dataDir, 'bin', 'aep-companion-hook.cjs'),
       launcherPath(t.env),
+      join(t.env.dataDir, 'bin', 'aep-companion-hook.bash'),
     ]);
   });
 });

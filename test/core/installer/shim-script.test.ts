@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -153,12 +154,14 @@ describe('the installed hook shim', () => {
       launcherPath(t.env),
       launcherScript({ path: join(t.root, 'moved-app', 'node'), electron: true }),
     );
-    const viaPath = await runLauncher('vscode', '{"hook_event_name":"Stop"}');
+    const viaPath = await runLauncher('vscode', '{"hook_event_name":"Stop"}', {
+      AEP_HOOK_FAST: '0',
+    });
     expect(viaPath).toMatchObject({ code: 0, stdout: '{}' });
     expect(daemon.hooks).toHaveLength(1);
     const none = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn('/bin/sh', [launcherPath(t.env), 'hermes'], {
-        env: { PATH: '/nonexistent' },
+        env: { PATH: '/nonexistent', AEP_HOOK_FAST: '0' },
       });
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -168,7 +171,7 @@ describe('the installed hook shim', () => {
     expect(none).toEqual({ code: 0, stdout: '{}' });
     const codexNone = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn('/bin/sh', [launcherPath(t.env), 'codex'], {
-        env: { PATH: '/nonexistent' },
+        env: { PATH: '/nonexistent', AEP_HOOK_FAST: '0' },
       });
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -177,5 +180,27 @@ describe('the installed hook shim', () => {
     });
     expect(codexNone).toEqual({ code: 0, stdout: '' });
     expect(daemon.hooks, 'without a runtime nothing was posted').toHaveLength(1);
+  });
+
+  it.skipIf(!existsSync('/bin/bash'))('the fast path needs no Node runtime at all', async () => {
+    daemon.reply = { status: 200, body: '{"decision":"block","reason":"wait"}' };
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn('/bin/sh', [launcherPath(t.env), 'claude-code'], {
+        env: { PATH: '/nonexistent' },
+      });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.on('close', (code) => resolve({ code, stdout }));
+      child.stdin.end('{"hook_event_name":"Stop","session_id":"s2"}');
+    });
+    expect(out).toEqual({ code: 0, stdout: daemon.reply.body });
+    expect(daemon.hooks).toEqual([
+      {
+        vendor: 'claude-code',
+        query: {},
+        authorization: `Bearer ${TOKEN}`,
+        body: { hook_event_name: 'Stop', session_id: 's2' },
+      },
+    ]);
   });
 });
