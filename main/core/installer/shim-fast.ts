@@ -2,7 +2,7 @@
  * The hook shim's fast path: a bash script the installer writes next to the launcher
  * (`<dataDir>/bin/aep-companion-hook.bash`), which the launcher runs first when `/bin/bash` exists.
  * It does what the Node shim does (post stdin to `/hooks/<vendor>`, print the reply, fail open)
- * with bash alone (and `cat` for stdin): the daemon is reached over bash's `/dev/tcp`. A vendor starts the shim for every hook, and the fast path answers in the time
+ * with bash alone: the daemon is reached over bash's `/dev/tcp`. A vendor starts the shim for every hook, and the fast path answers in the time
  * a bash start takes, a fraction of a `node -e 0` (`npm run bench hooks`).
  *
  * It covers the installed command's own shape (one vendor argument, a loopback `http:` daemon, a
@@ -129,9 +129,16 @@ if [ -n "$ms" ]; then
   [[ $ms =~ $re ]] || handover
 fi
 
-# cat, as bash reads a pipe or socket (what a Node vendor gives its hooks) a byte per call.
-payload=$(command -p cat 2>/dev/null)
-case $? in 126 | 127) handover ;; esac
+# \`read -N\` reads a pipe or socket (what a Node vendor gives its hooks) in blocks, where a
+# delimited read takes a byte per call; bash before 4.1 has no -N and uses cat.
+if [ "\${BASH_VERSINFO[0]}\${BASH_VERSINFO[1]}" -ge 41 ]; then
+  payload= chunk=
+  while IFS= read -r -N 65536 chunk; do payload+=$chunk; done
+  payload+=$chunk
+else
+  payload=$(command -p cat 2>/dev/null)
+  case $? in 126 | 127) handover ;; esac
+fi
 [ \${#payload} -le ${FAST_PAYLOAD_LIMIT} ] || handover_payload
 if [ -z "$ms" ]; then
   ms=${ORDINARY_HOOK_DEADLINE_MS}
@@ -168,7 +175,11 @@ fi
 printf 'POST /hooks/%s%s HTTP/1.1\\r\\nHost: %s\\r\\nContent-Type: application/json\\r\\n%sContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' \\
   "$vendor" "$query" "$authority" "$auth" \${#payload} "$payload" >&3 2>/dev/null || failed EPIPE
 reply=
-IFS= read -r -d '' -t "$seconds" reply <&3
+if [ "\${BASH_VERSINFO[0]}\${BASH_VERSINFO[1]}" -ge 41 ]; then
+  IFS= read -r -N 1048576 -t "$seconds" reply <&3
+else
+  IFS= read -r -d '' -t "$seconds" reply <&3
+fi
 [ $? -gt 128 ] && answer "$empty" "\\"error\\":\\"no reply within $ms ms\\""
 
 # The reply: status line, headers, then a Content-Length, chunked or to-the-end body.

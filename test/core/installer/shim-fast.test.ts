@@ -287,6 +287,15 @@ describe.skipIf(!existsSync(BASH))('the hook shim fast path', () => {
     }
   });
 
+  it('reads a payload of the limit in blocks and sends it whole', async () => {
+    const base = '{"hook_event_name":"PostToolUse","tool_response":""}';
+    const edge = `${base.slice(0, -2)}${'y'.repeat(FAST_PAYLOAD_LIMIT - base.length)}"}`;
+    expect(edge.length).toBe(FAST_PAYLOAD_LIMIT);
+    const { fast } = await both('claude-code', edge);
+    expect(fast.node).toBe(false);
+    expect(fast.request?.endsWith(`\r\n\r\n${edge}`)).toBe(true);
+  });
+
   it('sends garbage on stdin as it came, and an empty payload', async () => {
     expect((await both('claude-code', 'not json')).fast).toMatchObject({
       node: false,
