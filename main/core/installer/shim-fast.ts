@@ -159,7 +159,9 @@ fi
 if [ "\${BASH_VERSINFO[0]}" -ge 4 ]; then
   printf -v seconds '%d.%03d' $((ms / 1000)) $((ms % 1000))
 else
-  seconds=$(((ms + 999) / 1000))
+  # read -t takes whole seconds only: a finer deadline is the Node shim's.
+  [ $((ms % 1000)) -eq 0 ] || handover_payload
+  seconds=$((ms / 1000))
 fi
 
 if ! { exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null; then
