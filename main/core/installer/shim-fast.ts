@@ -6,7 +6,7 @@
  * a bash start takes, a fraction of a `node -e 0` (`npm run bench hooks`).
  *
  * It covers the installed command's own shape (one vendor argument, a loopback `http:` daemon, a
- * payload under FAST_PAYLOAD_LIMIT) and hands everything else, before anything is sent, to the Node
+ * any payload size) and hands everything else, before anything is sent, to the Node
  * shim through the launcher (`AEP_HOOK_FAST=0`, the payload on its stdin): more arguments than the
  * vendor, `https:` or non-loopback URLs, a daemon.json or payload it cannot read
  * unambiguously, a token a header cannot carry. Once a request is sent, every failure is the
@@ -23,10 +23,11 @@ import { emptyOutputTable, heldDeadlineTable, heldMomentsTable } from './shim-ta
 export const FAST_SCRIPT_NAME = `${LAUNCHER_NAME}.bash`;
 
 /**
- * Payloads above this many bytes go to the Node shim: bash writes a request without a deadline,
- * and a daemon that stopped reading would hold a larger one past the kernel's socket buffers.
+ * Requests with payloads above this many bytes are written by a child of the script: bash writes
+ * without a deadline, and a daemon that stopped reading would hold a larger write past the kernel's
+ * socket buffers, so the parent waits for the reply under the deadline and then ends the child.
  */
-export const FAST_PAYLOAD_LIMIT = 65_536;
+export const DIRECT_WRITE_LIMIT = 65_536;
 
 const WORD = /^[A-Za-z0-9_-]+$/;
 
@@ -67,13 +68,14 @@ handover_payload() { AEP_HOOK_FAST=0 exec /bin/sh "$here/${LAUNCHER_NAME}" "$ven
 # Prints $1 and exits 0; under AEP_HOOK_DOCTOR=1, first the doctor's report (its fields in $2) on
 # stderr, as the Node shim writes it.
 answer() {
+  [ -n "$writer" ] && kill "$writer" 2>/dev/null
   [ "$doctor" = 1 ] && printf '{"aepHookDoctor":{%s}}\\n' "$2" >&2
   printf '%s' "$1" 2>/dev/null
   exit 0
 }
 failed() { answer "$empty" "\\"url\\":\\"$where\\",\\"error\\":\\"$1\\""; }
 refused() { answer "$empty" "\\"url\\":\\"$where\\",\\"status\\":$status,\\"error\\":\\"$1\\""; }
-vendor=$1
+vendor=$1 writer=
 [ $# -eq 1 ] || AEP_HOOK_FAST=0 exec /bin/sh "$here/${LAUNCHER_NAME}" "$@"
 doctor=0
 [ "\${AEP_HOOK_DOCTOR-}" = 1 ] && doctor=1
@@ -139,7 +141,6 @@ else
   payload=$(command -p cat 2>/dev/null)
   case $? in 126 | 127) handover ;; esac
 fi
-[ \${#payload} -le ${FAST_PAYLOAD_LIMIT} ] || handover_payload
 if [ -z "$ms" ]; then
   ms=${ORDINARY_HOOK_DEADLINE_MS}
   if [ "\${AEP_PERMISSIONS-}" = 1 ] && [ -n "$held" ]; then
@@ -174,8 +175,18 @@ if ! { exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null; then
       failed "\${reason//[^A-Za-z0-9 ._-]/}" ;;
   esac
 fi
-printf 'POST /hooks/%s%s HTTP/1.1\\r\\nHost: %s\\r\\nContent-Type: application/json\\r\\n%sContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' \\
-  "$vendor" "$query" "$authority" "$auth" \${#payload} "$payload" >&3 2>/dev/null || failed EPIPE
+request() {
+  printf 'POST /hooks/%s%s HTTP/1.1\\r\\nHost: %s\\r\\nContent-Type: application/json\\r\\n%sContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n%s' \\
+    "$vendor" "$query" "$authority" "$auth" \${#payload} "$payload" >&3 2>/dev/null
+}
+if [ \${#payload} -le ${DIRECT_WRITE_LIMIT} ]; then
+  request || failed EPIPE
+else
+  # Larger than the socket buffers take at once: a child writes it, and the reply's deadline
+  # below also bounds a daemon that stopped reading (answer ends the child).
+  request &
+  writer=$!
+fi
 reply=
 if [ "\${BASH_VERSINFO[0]}\${BASH_VERSINFO[1]}" -ge 41 ]; then
   IFS= read -r -N 1048576 -t "$seconds" reply <&3

@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { launcherPath } from '../../../main/core/installer';
-import { FAST_PAYLOAD_LIMIT, fastShimScript } from '../../../main/core/installer/shim-fast';
+import { DIRECT_WRITE_LIMIT, fastShimScript } from '../../../main/core/installer/shim-fast';
 import { launcherScript, shimFiles } from '../../../main/core/installer/shim-script';
 import { deadUrl } from './fake-daemon';
 import { makeTestEnv, type TestEnv } from './installer-test-env';
@@ -26,8 +26,11 @@ let nodeLog: string;
 interface RawDaemon {
   readonly url: string;
   readonly requests: Buffer[];
-  /** The raw response to a complete request, or null to never answer; `delayMs` before it. */
-  answer: { raw: string | null; delayMs?: number };
+  /**
+   * The raw response to a complete request, or null to never answer; `delayMs` before it; `stall`:
+   * stop reading the request once its first bytes arrived.
+   */
+  answer: { raw: string | null; delayMs?: number; stall?: boolean };
   close(): Promise<void>;
 }
 
@@ -45,6 +48,10 @@ async function startRawDaemon(host = '127.0.0.1'): Promise<RawDaemon> {
     socket.on('error', () => undefined);
     let bytes = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
+      if (state.stall) {
+        socket.pause();
+        return;
+      }
       bytes = Buffer.concat([bytes, chunk]);
       const end = bytes.indexOf('\r\n\r\n');
       if (end === -1) return;
@@ -65,7 +72,7 @@ async function startRawDaemon(host = '127.0.0.1'): Promise<RawDaemon> {
       return state;
     },
     set answer(value) {
-      Object.assign(state, { delayMs: 0 }, value);
+      Object.assign(state, { delayMs: 0, stall: false }, value);
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -319,12 +326,36 @@ describe.skipIf(!existsSync(BASH))('the hook shim fast path', () => {
 
     it('reads a payload of the limit in blocks and sends it whole', async () => {
       const base = '{"hook_event_name":"PostToolUse","tool_response":""}';
-      const edge = `${base.slice(0, -2)}${'y'.repeat(FAST_PAYLOAD_LIMIT - base.length)}"}`;
-      expect(edge.length).toBe(FAST_PAYLOAD_LIMIT);
+      const edge = `${base.slice(0, -2)}${'y'.repeat(DIRECT_WRITE_LIMIT - base.length)}"}`;
+      expect(edge.length).toBe(DIRECT_WRITE_LIMIT);
       const { fast } = await both('claude-code', edge);
       expect(fast.node).toBe(false);
       expect(fast.request?.endsWith(`\r\n\r\n${edge}`)).toBe(true);
     });
+
+    it('writes a larger payload from a child, and gives up on a daemon that stopped reading it', async () => {
+      daemon.answer = { raw: responseOf(200, STEER) };
+      const big = JSON.stringify({
+        hook_event_name: 'PostToolUse',
+        tool_response: 'x'.repeat(4 * DIRECT_WRITE_LIMIT),
+      });
+      const whole = await both('claude-code', big);
+      expect(whole.fast).toMatchObject({ node: false, stdout: STEER });
+      expect(whole.fast.request?.endsWith(`\r\n\r\n${big}`)).toBe(true);
+      // Far more than the kernel buffers while nobody reads: only the deadline ends the write.
+      daemon.answer = { raw: responseOf(200, STEER), stall: true };
+      const huge = JSON.stringify({
+        hook_event_name: 'PostToolUse',
+        tool_response: 'x'.repeat(16 << 20),
+      });
+      const stalled = await both('claude-code', huge, { AEP_HOOK_TIMEOUT_MS: '1000' });
+      expect(stalled.fast).toMatchObject({
+        node: false,
+        code: 0,
+        stdout: '{}',
+        request: undefined,
+      });
+    }, 30_000);
 
     it('sends garbage on stdin as it came, and an empty payload', async () => {
       expect((await both('claude-code', 'not json')).fast).toMatchObject({
@@ -355,14 +386,9 @@ describe.skipIf(!existsSync(BASH))('the hook shim fast path', () => {
 
     it('hands to the Node shim what it does not cover, before sending anything', async () => {
       daemon.answer = { raw: responseOf(200, STEER) };
-      const big = JSON.stringify({
-        hook_event_name: 'PostToolUse',
-        tool_response: 'x'.repeat(FAST_PAYLOAD_LIMIT),
-      });
       const twice =
         '{"hook_event_name":"PreToolUse","tool_input":{"hook_event_name":"PermissionRequest"}}';
       const cases: Array<[string, string, Record<string, string>, string[]?]> = [
-        ['a payload over the limit', big, {}],
         ['a moment named twice', twice, { AEP_PERMISSIONS: '1' }],
         ['a moment that is not a plain name', '{"hook_event_name":7}', { AEP_PERMISSIONS: '1' }],
         [
