@@ -2,21 +2,22 @@
  * The hook shim's fast path: a bash script the installer writes next to the launcher
  * (`<dataDir>/bin/aep-companion-hook.bash`), which the launcher runs first when `/bin/bash` exists.
  * It does what the Node shim does (post stdin to `/hooks/<vendor>`, print the reply, fail open)
- * with bash alone: the daemon is reached over bash's `/dev/tcp`. A vendor starts the shim for every hook, and the fast path answers in the time
- * a bash start takes, a fraction of a `node -e 0` (`npm run bench hooks`).
+ * with bash alone, reaching the daemon over bash's `/dev/tcp`. A vendor starts the shim for every
+ * hook, and the fast path answers in the time a bash start takes, a fraction of a `node -e 0`
+ * (`npm run bench hooks`).
  *
  * It covers the installed command's own shape (one vendor argument, a loopback `http:` daemon, a
- * any payload size) and hands everything else, before anything is sent, to the Node
- * shim through the launcher (`AEP_HOOK_FAST=0`, the payload on its stdin): more arguments than the
- * vendor, `https:` or non-loopback URLs, a daemon.json or payload it cannot read
- * unambiguously, a token a header cannot carry. Once a request is sent, every failure is the
- * vendor's empty reply, as in the Node shim, and `AEP_HOOK_DOCTOR=1` gets the Node shim's report
- * on stderr (so the doctor checks the path hooks take). Vendor facts come from shim-tables.ts, as the Node
- * shim's do; written for bash 3.2 and later (macOS ships 3.2).
+ * payload of any size) and hands everything else, before anything is sent, to the Node shim
+ * through the launcher (`AEP_HOOK_FAST=0`, the payload on its stdin): more arguments than the
+ * vendor, `https:` or non-loopback URLs, a daemon.json or payload it cannot read unambiguously, a
+ * token a header cannot carry. Once a request is sent, every failure is the vendor's empty reply,
+ * as in the Node shim, and `AEP_HOOK_DOCTOR=1` gets the Node shim's report on stderr (so the doctor
+ * checks the path hooks take). Vendor facts come from shim-tables.ts, as the Node shim's do;
+ * written for bash 3.2 and later (macOS ships 3.2).
  */
 import { ORDINARY_HOOK_DEADLINE_MS } from '../../../common/hook-shim';
 import { VENDORS } from '../../../common/vendors';
-import { LAUNCHER_NAME } from './hook-target';
+import { LAUNCHER_NAME, quoteWord } from './hook-target';
 import { emptyOutputTable, heldDeadlineTable, heldMomentsTable } from './shim-tables';
 
 /** File name of the fast path next to the launcher. */
@@ -37,18 +38,16 @@ function word(text: string, what: string): string {
   return text;
 }
 
-function shellLiteral(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The `case` arm of one vendor: its empty reply, held moments and held deadline. */
-function vendorArm(vendor: string): string {
-  const empty = emptyOutputTable()[vendor as keyof ReturnType<typeof emptyOutputTable>];
-  const held = heldMomentsTable()[vendor as keyof ReturnType<typeof heldMomentsTable>].map((m) =>
-    word(m, 'held moment'),
-  );
-  const heldMs = heldDeadlineTable()[vendor as keyof ReturnType<typeof heldDeadlineTable>];
-  return `  ${word(vendor, 'vendor')}) empty=${shellLiteral(empty)} held=${shellLiteral(held.length ? ` ${held.join(' ')} ` : '')} held_ms=${heldMs ?? ORDINARY_HOOK_DEADLINE_MS} ;;`;
+/** The `case` arms, one per vendor: its empty reply, held moments and held deadline. */
+function vendorArms(): string {
+  const empty = emptyOutputTable();
+  const held = heldMomentsTable();
+  const heldMs = heldDeadlineTable();
+  return VENDORS.map((vendor) => {
+    const moments = held[vendor].map((m) => word(m, 'held moment'));
+    const list = quoteWord(moments.length ? ` ${moments.join(' ')} ` : '');
+    return `  ${word(vendor, 'vendor')}) empty=${quoteWord(empty[vendor])} held=${list} held_ms=${heldMs[vendor] ?? ORDINARY_HOOK_DEADLINE_MS} ;;`;
+  }).join('\n');
 }
 
 /** The fast path's text. */
@@ -80,7 +79,7 @@ vendor=$1 writer=
 doctor=0
 [ "\${AEP_HOOK_DOCTOR-}" = 1 ] && doctor=1
 case $vendor in
-${VENDORS.map(vendorArm).join('\n')}
+${vendorArms()}
   *) handover ;;
 esac
 trim() { local t=$1; t=\${t#"\${t%%[![:space:]]*}"}; printf -v trimmed '%s' "\${t%"\${t##*[![:space:]]}"}"; }
