@@ -147,7 +147,12 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   let db: Database;
   const dbFile = join(dataDir, 'companion.db');
   try {
-    db = openDb(dbFile, { autoCheckpoint: false });
+    // Group commits are durable at their append to the commit journal; SQLite's COMMIT follows
+    // within milliseconds (store/deferred-commit.ts), so a hook at concurrency 1 pays no COMMIT.
+    db = openDb(dbFile, {
+      autoCheckpoint: false,
+      deferCommits: { onError: (e) => log.warn('deferred commit failed; its turns stay in the commit journal', { error: String(e) }) },
+    });
   } catch (e) {
     tokens.dispose();
     claim.release();

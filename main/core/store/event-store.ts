@@ -6,6 +6,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
 import { EventReplay, type HeldReplay, type StoredEvent, type StorePosition } from './event-replay';
 import type { ReplaySql } from './replay-filter';
+import { inCallerTransaction } from './deferred-commit';
 import { StoreError, isStoreError, toStoreError } from './store-error';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
 
@@ -144,7 +145,7 @@ export class EventStore {
 
   /** Commits everything admitted so far now instead of at the end of the turn (used on shutdown). */
   flush(): void {
-    this.turn.commit();
+    this.turn.flush();
   }
 
   /** Inside the turn's transaction: this turn's admits, written as one batch (kept for a retry). */
@@ -205,7 +206,7 @@ export class EventStore {
     if (items.length === 0) return [];
     const group: PendingGroup = { items, resolve: () => undefined, reject: () => undefined };
     try {
-      return this.db.inTransaction ? this.insertGroups([group])[0] : this.writeBatch([group])[0];
+      return inCallerTransaction(this.db) ? this.insertGroups([group])[0] : this.writeBatch([group])[0];
     } catch (error) {
       throw this.failure(error);
     }

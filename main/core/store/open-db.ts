@@ -2,6 +2,7 @@
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
+import { deferCommits, replayJournal, type DeferredCommitOptions } from './deferred-commit';
 import { migrations as defaultMigrations, type Migration } from './migrations/index';
 import { StoreError, toStoreError } from './store-error';
 
@@ -18,7 +19,15 @@ export interface OpenDbOptions {
   readonly autoCheckpoint?: boolean;
   /** The connection's page cache in KiB (default `DEFAULT_CACHE_KIB`). */
   readonly cacheKiB?: number;
+  /**
+   * Group commits made durable by the commit journal `<file>-turns`, SQLite's COMMIT deferred
+   * (deferred-commit.ts; the daemon's connection). Off by default and for `:memory:`.
+   */
+  readonly deferCommits?: Omit<DeferredCommitOptions, 'journalPath'>;
 }
+
+/** The commit journal of the database `file` (deferred-commit.ts). */
+export const commitJournalPath = (file: string): string => `${file}-turns`;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
@@ -58,6 +67,12 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
     if (options.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
     ownerOnly(file);
     migrate(db, file, steps);
+    if (file !== ':memory:' && file !== '') {
+      // Turns a crashed daemon acknowledged are written back whoever opens the file next.
+      if (options.deferCommits !== undefined)
+        deferCommits(db, { ...options.deferCommits, journalPath: commitJournalPath(file) });
+      else replayJournal(db, commitJournalPath(file));
+    }
     return db;
   } catch (error) {
     db.close();
@@ -78,7 +93,7 @@ function precreate(file: string): void {
 /** Database, WAL and shared-memory files are the owner's alone (0600), also when created earlier. */
 function ownerOnly(file: string): void {
   if (file === ':memory:' || process.platform === 'win32') return;
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, commitJournalPath(file)]) {
     try {
       if ((statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
     } catch (error) {

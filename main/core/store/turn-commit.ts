@@ -6,9 +6,12 @@
  * savepoint makes SQLite journal every page it touches): when the shared transaction fails, it is
  * rolled back whole and each writer is tried again alone, and a writer whose own transaction
  * fails recovers as it sees fit (the event store retries each admit alone). Writers hear only
- * after COMMIT what became of their writes, so nothing is acknowledged before it is durable.
+ * after COMMIT what became of their writes, so nothing is acknowledged before it is durable. On a
+ * connection with deferred commits (deferred-commit.ts) the turn's writes go into the open
+ * transaction instead, and "durable" is their append to the commit journal.
  */
 import type { Database, Transaction } from 'better-sqlite3';
+import { deferredCommitOf, inCallerTransaction } from './deferred-commit';
 
 /** A repository that writes behind. */
 export interface TurnWriter {
@@ -48,13 +51,30 @@ export class TurnCommit {
     this.scheduled = false;
     const writers = this.writers;
     if (writers.length === 0) return;
-    if (this.db.open && this.db.inTransaction) {
+    if (this.db.open && inCallerTransaction(this.db)) {
       // Never inside a caller's transaction: its commit would come after the writers heard "done".
       this.scheduled = true;
       setImmediate(() => this.commit());
       return;
     }
     this.writers = [];
+    const deferred = deferredCommitOf(this.db);
+    if (deferred !== undefined) {
+      const turn = deferred.runTurn(() => {
+        for (const w of writers) w.write();
+      });
+      if (turn === undefined) {
+        for (const w of writers) w.settle();
+        return;
+      }
+      // Earlier acknowledged turns could not be written again: nothing may commit ahead of them.
+      if (turn.broken || writers.length === 1) {
+        for (const w of writers) w.recover(turn.error);
+        return;
+      }
+      this.alone(writers);
+      return;
+    }
     const failed = this.run(writers);
     if (failed === undefined) {
       for (const w of writers) w.settle();
@@ -64,7 +84,17 @@ export class TurnCommit {
       writers[0].recover(failed.error);
       return;
     }
-    // Rolled back whole: each writer alone, so one writer's failure costs the others nothing.
+    this.alone(writers);
+  }
+
+  /** Commits what is queued, and the deferred transaction too (shutdown, other connections' readers). */
+  flush(): void {
+    this.commit();
+    deferredCommitOf(this.db)?.commit();
+  }
+
+  /** Rolled back whole: each writer alone, so one writer's failure costs the others nothing. */
+  private alone(writers: readonly TurnWriter[]): void {
     for (const w of writers) {
       const alone = this.run([w]);
       if (alone === undefined) w.settle();

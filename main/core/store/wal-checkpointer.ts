@@ -20,6 +20,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
+import { inCallerTransaction } from './deferred-commit';
 
 /** A running checkpointer. */
 export interface WalCheckpointer {
@@ -117,7 +118,7 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
   const restart = (w: Worker, size: number): void => {
     if (stopping || w !== worker) return;
     const writer = options.writer;
-    if (writer?.open && writer.inTransaction) {
+    if (writer?.open && inCallerTransaction(writer)) {
       setImmediate(() => restart(w, size));
       return;
     }

@@ -11,6 +11,7 @@ import { eventSearchMigration } from './0090-event-search';
 import { inputReceiptsMigration } from './0100-input-receipts';
 import { appendIndexesMigration } from './0110-append-indexes';
 import { sessionOrderMigration } from './0120-session-order';
+import { commitJournalMigration } from './0130-commit-journal';
 
 export type { Migration } from './migration';
 
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   inputReceiptsMigration,
   appendIndexesMigration,
   sessionOrderMigration,
+  commitJournalMigration,
 ];

@@ -1,0 +1,483 @@
+/**
+ * Deferred commits: a group commit made durable by one append to a redo journal, SQLite's COMMIT
+ * later. At concurrency 1 every group commit carries one hook, and its COMMIT writes each page the
+ * hook touched as a WAL frame (about eight frames, two writes each, and the lock calls around
+ * them). With deferred commits a turn's writes go into one write transaction that stays open
+ * across turns; what makes them durable before any writer hears "done" is one append to the
+ * connection's journal (`<database>-turns`): the turn's write statements with their parameters,
+ * framed and checksummed (journal-codec.ts). Like the WAL under `synchronous = NORMAL`, an append survives a kill -9
+ * (it is in the kernel's page cache) but is not synced for a power cut.
+ *
+ * The open transaction is committed `windowMs` after its first turn, when the journal passes
+ * `maxJournalBytes`, before any other write on the connection (a statement run outside a turn,
+ * `exec`, `pragma`, `transaction`, `backup`, `serialize`, `close`), and on `flush`. Its COMMIT
+ * records the last journal sequence it holds (table `commit_journal`, migration 0130), and the
+ * journal starts over. At open, the records after that sequence are replayed before anything else
+ * reads the database: each acknowledged turn comes back once, in order. A torn last record (an
+ * append cut by a power loss) was never acknowledged, and it and anything after it are ignored.
+ *
+ * Reads on this connection see the open transaction's rows (SQLite shows a connection its own
+ * writes); other connections see them after the COMMIT, at most `windowMs` later.
+ * `inCallerTransaction(db)` is the test for "am I inside someone's transaction" that code of this
+ * connection must use instead of `db.inTransaction`, which also reports the deferred one.
+ */
+import {
+  closeSync,
+  constants,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import type { Database, Statement } from 'better-sqlite3';
+import {
+  JournalEncoder,
+  decodeJournal,
+  type JournalRecord,
+  type JournalWrite,
+} from './journal-codec';
+
+/** Options of `deferCommits`. */
+export interface DeferredCommitOptions {
+  /** The journal file (created 0600 when absent). */
+  readonly journalPath: string;
+  /** How long the first turn of an open transaction waits at most for its COMMIT (ms, default 10). */
+  readonly windowMs?: number;
+  /** The journal size past which the open transaction is committed at the end of the turn (default 4 MiB). */
+  readonly maxJournalBytes?: number;
+  /** A deferred COMMIT failed (its turns stay in the journal and are tried again). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What the deferral has done (tests, benches). */
+export interface DeferredCommitStats {
+  /** Turns written into an open transaction and journaled. */
+  readonly turns: number;
+  /** COMMITs of the open transaction. */
+  readonly commits: number;
+  /** Of those, the COMMITs another write on the connection forced. */
+  readonly forced: number;
+}
+
+export const DEFAULT_WINDOW_MS = 10;
+export const DEFAULT_MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
+
+type Method = 'run' | 'get' | 'all' | 'iterate';
+const METHODS: readonly Method[] = ['run', 'get', 'all', 'iterate'];
+
+const deferrals = new WeakMap<Database, DeferredCommit>();
+
+/** True when a caller's transaction is open on `db` (the deferred one does not count). */
+export function inCallerTransaction(db: Database): boolean {
+  const deferred = deferrals.get(db);
+  return db.inTransaction && (deferred === undefined || !deferred.isOpen);
+}
+
+/** The deferral of `db`, when `deferCommits` turned it on. */
+export const deferredCommitOf = (db: Database): DeferredCommit | undefined => deferrals.get(db);
+
+/**
+ * Replays what `journalPath` holds past the recorded sequence into `db`, then turns deferred
+ * commits on for it. Call on a freshly opened and migrated connection, before anything else uses
+ * it (statements prepared earlier are not watched). Throws when the journal cannot be replayed.
+ */
+export function deferCommits(db: Database, options: DeferredCommitOptions): DeferredCommit {
+  const last = replayJournal(db, options.journalPath, true);
+  const deferred = new DeferredCommit(db, options, last);
+  deferrals.set(db, deferred);
+  return deferred;
+}
+
+/** The open-across-turns write transaction of one connection and its journal. */
+export class DeferredCommit {
+  private open = false;
+  /** The writes of the turn being written, or null outside `runTurn`. */
+  private recording: { stmt: Statement; kind: 0 | 1; args: unknown[] }[] | null = null;
+  /** Statement ids named in the journal since it last started over. */
+  private readonly ids = new Map<string, number>();
+  private seq: number;
+  /** Where the next record goes: the bytes this generation of the journal holds. */
+  private journalBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** The journaled turns the open transaction holds, kept to write them again after a rollback. */
+  private uncommitted: { stmt: Statement; kind: 0 | 1; args: unknown[] }[][] = [];
+  /** Set while journaled turns could not be written again: every turn fails until they are. */
+  private broken: unknown = undefined;
+  private fd: number;
+  private counts = { turns: 0, commits: 0, forced: 0 };
+  private readonly encoder = new JournalEncoder();
+  private readonly windowMs: number;
+  private readonly maxJournalBytes: number;
+  private readonly begin: Statement;
+  private readonly commitStmt: Statement;
+  private readonly rollback: Statement;
+  private readonly mark: Statement;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: DeferredCommitOptions,
+    lastSeq: number,
+  ) {
+    this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+    this.maxJournalBytes = options.maxJournalBytes ?? DEFAULT_MAX_JOURNAL_BYTES;
+    this.seq = lastSeq;
+    // Prepared before the connection is watched: the deferral's own statements are not "other writes".
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commitStmt = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.mark = db.prepare('UPDATE commit_journal SET seq = ? WHERE id = 1');
+    // Written at positions, not appended: each generation overwrites the last one's pages
+    // (already in the page cache) instead of growing the file again after a truncation.
+    this.fd = openSync(options.journalPath, constants.O_RDWR | constants.O_CREAT, 0o600);
+    this.watch();
+  }
+
+  /** Whether the deferred transaction is open. */
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  stats(): DeferredCommitStats {
+    return { ...this.counts };
+  }
+
+  /**
+   * Runs `write` (a turn's writes, statements only) inside the open transaction and journals what
+   * it wrote. Returns undefined once the turn is durable; on a failure nothing of the turn is
+   * kept, the earlier turns are committed on their own, and `broken` tells whether those could
+   * not be (then every write of the connection should fail until they are).
+   */
+  runTurn(write: () => void): { error: unknown; broken: boolean } | undefined {
+    if (this.broken !== undefined && !this.writeAgain())
+      return { error: this.broken, broken: true };
+    if (!this.open) {
+      try {
+        this.begin.run();
+      } catch (error) {
+        return { error, broken: false };
+      }
+      this.open = true;
+      this.timer = setTimeout(() => this.commit(), this.windowMs);
+    }
+    const writes: { stmt: Statement; kind: 0 | 1; args: unknown[] }[] = [];
+    this.recording = writes;
+    try {
+      write();
+    } catch (error) {
+      this.recording = null;
+      this.abort();
+      return { error, broken: this.broken !== undefined };
+    }
+    this.recording = null;
+    if (writes.length === 0) return undefined;
+    try {
+      this.append(writes);
+    } catch (error) {
+      this.abort();
+      return { error, broken: this.broken !== undefined };
+    }
+    this.uncommitted.push(writes);
+    this.counts.turns++;
+    if (this.journalBytes >= this.maxJournalBytes) this.commit();
+    return undefined;
+  }
+
+  /** Commits the open transaction now (its turns are durable either way; this makes them visible to other connections). */
+  commit(forced = false): void {
+    if (!this.open) return;
+    if (this.recording !== null)
+      throw new Error('deferred commit: a write outside the turn ran inside a turn');
+    this.stopTimer();
+    try {
+      this.mark.run(this.seq);
+      this.commitStmt.run();
+    } catch (error) {
+      this.options.onError?.(error);
+      this.abort();
+      return;
+    }
+    this.counts.commits++;
+    if (forced) this.counts.forced++;
+    this.committed();
+  }
+
+  /** Commits, then stops journaling (the connection is about to close). */
+  close(): void {
+    this.commit();
+    if (this.open || this.broken !== undefined) return; // the journal keeps them for the next open
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Closed already.
+    }
+    this.fd = -1;
+  }
+
+  /**
+   * The open transaction's writes are in the file: the journal starts over at its beginning. The
+   * older records left behind it are at or below the recorded sequence, and a reader stops at the
+   * first one whose sequence does not follow (`readJournal`).
+   */
+  private committed(): void {
+    this.open = false;
+    this.uncommitted = [];
+    this.broken = undefined;
+    this.ids.clear();
+    this.journalBytes = 0;
+  }
+
+  /** Rolls the open transaction back and writes its journaled turns again in one of their own. */
+  private abort(): void {
+    this.stopTimer();
+    if (this.db.inTransaction) {
+      try {
+        this.rollback.run();
+      } catch {
+        // SQLite rolled it back itself.
+      }
+    }
+    this.open = false;
+    this.writeAgain();
+  }
+
+  /** Writes the journaled turns not yet in the file in a transaction of their own; false when that failed. */
+  private writeAgain(): boolean {
+    if (this.uncommitted.length === 0) {
+      this.broken = undefined;
+      return true;
+    }
+    try {
+      this.begin.run();
+      for (const turn of this.uncommitted)
+        for (const { stmt, kind, args } of turn) {
+          if (kind === 0) stmt.run(...args);
+          else stmt.all(...args);
+        }
+      this.mark.run(this.seq);
+      this.commitStmt.run();
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try {
+          this.rollback.run();
+        } catch {
+          // SQLite rolled it back itself.
+        }
+      }
+      this.broken = error;
+      return false;
+    }
+    this.counts.commits++;
+    this.committed();
+    return true;
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Appends one record for `writes` (throws when the journal cannot be written). */
+  private append(writes: readonly { stmt: Statement; kind: 0 | 1; args: unknown[] }[]): void {
+    const defs: [number, string][] = [];
+    const w: JournalWrite[] = writes.map(({ stmt, kind, args }) => {
+      let id = this.ids.get(stmt.source);
+      if (id === undefined) {
+        id = this.ids.size + 1;
+        this.ids.set(stmt.source, id);
+        defs.push([id, stmt.source]);
+      }
+      return [id, kind, args];
+    });
+    try {
+      const frame = this.encoder.encode(this.seq + 1, defs, w);
+      const written = writeSync(this.fd, frame, 0, frame.length, this.journalBytes);
+      // A short write to a regular file means the disk is full: the record is torn, and ignored.
+      if (written !== frame.length)
+        throw Object.assign(
+          new Error(`commit journal: wrote ${written} of ${frame.length} bytes`),
+          { code: 'SQLITE_FULL' },
+        );
+      this.journalBytes += frame.length;
+    } catch (error) {
+      for (const [, sql] of defs) this.ids.delete(sql);
+      throw error;
+    }
+    this.seq++;
+  }
+
+  /** Watches the connection: write statements are recorded inside a turn, and commit the deferred transaction outside one. */
+  private watch(): void {
+    // The connection's own methods, shadowed per instance (better-sqlite3 defines them on its prototype).
+    const db = this.db as unknown as Record<string, unknown>;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    const proto = Object.getPrototypeOf(db) as Record<string, (...args: unknown[]) => unknown>;
+    const before = (what: string): void => {
+      if (this.recording !== null)
+        throw new Error(`deferred commit: ${what} inside a turn's writes`);
+      if (this.open) this.commit(true);
+    };
+    for (const name of ['exec', 'pragma', 'backup', 'serialize', 'loadExtension'] as const) {
+      const original = proto[name];
+      db[name] = function (this: Database, ...args: unknown[]) {
+        before(name);
+        return original.apply(this, args);
+      };
+    }
+    const close = proto.close;
+    db.close = function (this: Database) {
+      if (this.open) self.close();
+      return close.call(this);
+    };
+    const transaction = proto.transaction as (
+      fn: (...a: unknown[]) => unknown,
+    ) => Record<string, (...a: unknown[]) => unknown>;
+    db.transaction = function (this: Database, fn: (...a: unknown[]) => unknown) {
+      const made = transaction.call(this, fn);
+      const wrap = (variant: (...a: unknown[]) => unknown) =>
+        function (this: unknown, ...args: unknown[]) {
+          before('a transaction');
+          return variant.apply(this, args);
+        };
+      const out = wrap(made.default) as ((...a: unknown[]) => unknown) & Record<string, unknown>;
+      out.default = out;
+      out.deferred = wrap(made.deferred);
+      out.immediate = wrap(made.immediate);
+      out.exclusive = wrap(made.exclusive);
+      out.database = made.database;
+      return out;
+    };
+    const prepare = proto.prepare as (sql: string) => Statement;
+    db.prepare = function (this: Database, sql: string) {
+      const stmt = prepare.call(this, sql);
+      if (!stmt.readonly) self.watchStatement(stmt);
+      return stmt;
+    };
+  }
+
+  private watchStatement(stmt: Statement): void {
+    const target = stmt as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const proto = Object.getPrototypeOf(stmt) as Record<string, (...args: unknown[]) => unknown>;
+    let bound: unknown[] = [];
+    const bind = proto.bind;
+    target.bind = function (this: Statement, ...args: unknown[]) {
+      bound = copyArgs(args);
+      return bind.apply(this, args);
+    };
+    for (const method of METHODS) {
+      const original = proto[method];
+      const kind: 0 | 1 = method === 'run' ? 0 : 1;
+      target[method] = (...args: unknown[]) => {
+        const recording = this.recording;
+        if (recording === null) {
+          if (this.open) this.commit(true);
+          return original.apply(stmt, args);
+        }
+        if (method === 'iterate')
+          recording.push({ stmt, kind, args: args.length > 0 ? copyArgs(args) : bound });
+        const result = original.apply(stmt, args);
+        // Recorded once it ran: a statement that threw wrote nothing, and its writer decides.
+        if (method !== 'iterate')
+          recording.push({ stmt, kind, args: args.length > 0 ? copyArgs(args) : bound });
+        return result;
+      };
+    }
+  }
+}
+
+/** Shallow copies of the arguments (a caller may reuse a parameters object after the call). */
+function copyArgs(args: readonly unknown[]): unknown[] {
+  return args.map((a) =>
+    Array.isArray(a)
+      ? a.slice()
+      : a !== null && typeof a === 'object' && !ArrayBuffer.isView(a)
+        ? { ...a }
+        : a,
+  );
+}
+
+/**
+ * The journal's current records, in order: they end at a torn or garbled frame, or at a record
+ * whose sequence does not follow the one before it (the rest of an older generation, which the
+ * current one overwrote from the start).
+ */
+export function readJournal(path: string): JournalRecord[] {
+  let records: JournalRecord[];
+  try {
+    records = decodeJournal(readFileSync(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  let n = 1;
+  while (n < records.length && records[n].seq === records[n - 1].seq + 1) n++;
+  return records.slice(0, n);
+}
+
+/**
+ * Writes the journal's records past the sequence `db` records as committed, in one transaction
+ * that holds the write lock while it reads them (a daemon appends only while it holds that lock),
+ * and returns the last sequence. With `empty`, the journal is emptied after the COMMIT: only the
+ * journal's own writer may do that (`deferCommits`), since another process could append to it
+ * as soon as the lock is free. Throws when a record cannot be written.
+ */
+export function replayJournal(db: Database, path: string, empty = false): number {
+  // Read only when there is something to replay (or a writer to continue): a database migrated
+  // by another list of steps (tests) may have no commit_journal table.
+  const size = journalSize(path);
+  if (size === 0 && !empty) return 0;
+  const markStmt = db.prepare('SELECT seq FROM commit_journal WHERE id = 1').pluck();
+  let last = (markStmt.get() as number | undefined) ?? 0;
+  if (size === 0) return last;
+  let records = 0;
+  const apply = db.transaction(() => {
+    last = (markStmt.get() as number | undefined) ?? 0;
+    const sqlById = new Map<number, string>();
+    const statements = new Map<string, Statement>();
+    for (const record of readJournal(path)) {
+      records++;
+      for (const [id, sql] of record.defs) sqlById.set(id, sql);
+      if (record.seq <= last) continue;
+      for (const [id, kind, args] of record.writes) {
+        const sql = sqlById.get(id);
+        if (sql === undefined)
+          throw new Error(
+            `record ${record.seq} names statement ${id}, which the journal never defined`,
+          );
+        let stmt = statements.get(sql);
+        if (stmt === undefined) statements.set(sql, (stmt = db.prepare(sql)));
+        if (kind === 0) stmt.run(...args);
+        else stmt.all(...args);
+      }
+      last = record.seq;
+    }
+    db.prepare('UPDATE commit_journal SET seq = ? WHERE id = 1').run(last);
+  });
+  try {
+    apply.immediate();
+  } catch (error) {
+    throw new Error(
+      `the commit journal ${path} could not be written back into the database (${(error as Error).message}); move the file aside to start without the turns it holds`,
+      { cause: error },
+    );
+  }
+  if (empty && records > 0) {
+    const fd = openSync(path, 'r+');
+    try {
+      ftruncateSync(fd, 0);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return last;
+}
+
+function journalSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+}

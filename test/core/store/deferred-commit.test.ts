@@ -1,0 +1,288 @@
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  deferredCommitOf,
+  inCallerTransaction,
+  readJournal,
+} from '../../../main/core/store/deferred-commit';
+import { EventStore } from '../../../main/core/store/event-store';
+import { JournalEncoder, decodeJournal } from '../../../main/core/store/journal-codec';
+import { commitJournalPath, openDb } from '../../../main/core/store/open-db';
+import { event, items, tempDir } from './temp-db';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const killChild = fileURLToPath(new URL('./fixtures/deferred-kill.ts', import.meta.url));
+
+let tmp: ReturnType<typeof tempDir>;
+let db: Database | undefined;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => {
+  if (db?.open) db.close();
+  db = undefined;
+  tmp.cleanup();
+});
+
+/** What another connection sees (the committed state of the file). */
+const committedIds = (file: string): string[] => {
+  const other = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    return (other.prepare('SELECT id FROM events ORDER BY n').all() as { id: string }[]).map(
+      (r) => r.id,
+    );
+  } finally {
+    other.close();
+  }
+};
+const held = (d: Database, session = 's1'): number =>
+  (
+    d.prepare('SELECT held FROM event_sessions WHERE session = ?').get(session) as
+      { held: number } | undefined
+  )?.held ?? 0;
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('deferred commits', () => {
+  it('keeps every acknowledged turn through a SIGKILL before any COMMIT: the journal writes them back once, in order', () => {
+    const file = tmp.file();
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', killChild, file, 'e1', 'e2', 'e3'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    expect(child.stdout.trim().split('\n')).toEqual([
+      'acked e1 true',
+      'acked e2 true',
+      'acked e3 true',
+    ]);
+    // Nothing was committed: only the journal holds them.
+    expect(committedIds(file)).toEqual([]);
+    expect(readJournal(commitJournalPath(file)).map((r) => r.seq)).toEqual([1, 2, 3]);
+
+    // Any opener writes them back (a plain one leaves the journal to its writer).
+    db = openDb(file);
+    expect(committedIds(file)).toEqual(['e1', 'e2', 'e3']);
+    expect(held(db)).toBe(3);
+    expect(statSync(commitJournalPath(file)).size).toBeGreaterThan(0);
+    db.close();
+    db = openDb(file, { deferCommits: {} });
+    expect(committedIds(file)).toEqual(['e1', 'e2', 'e3']);
+    expect(held(db)).toBe(3);
+    expect(
+      (db.prepare('SELECT json FROM events WHERE id = ?').get('e2') as { json: string }).json,
+    ).toContain('naïve ✓ e2');
+    expect(statSync(commitJournalPath(file)).size).toBe(0);
+    db.close();
+    // Opened again: nothing is written twice.
+    db = openDb(file, { deferCommits: {} });
+    expect(held(db)).toBe(3);
+    expect(committedIds(file)).toEqual(['e1', 'e2', 'e3']);
+  });
+
+  it('ignores a torn last record and everything after it, and replays no record the database already holds', () => {
+    const file = tmp.file();
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', killChild, file, 'a1', 'a2', 'a3'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    const journal = commitJournalPath(file);
+    // Cut the last record short, as a power loss during its append would.
+    truncateSync(journal, statSync(journal).size - 3);
+    appendFileSync(journal, Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    expect(readJournal(journal).map((r) => r.seq)).toEqual([1, 2]);
+    db = openDb(file, { deferCommits: {} });
+    expect(committedIds(file)).toEqual(['a1', 'a2']);
+    db.close();
+    // A journal whose records the database already holds (a crash between COMMIT and emptying it).
+    const child2 = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', killChild, tmp.file('b.db'), 'b1'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child2.signal).toBe('SIGKILL');
+    const saved = readFileSync(commitJournalPath(tmp.file('b.db')));
+    db = openDb(tmp.file('b.db'), { deferCommits: {} });
+    db.close();
+    writeFileSync(commitJournalPath(tmp.file('b.db')), saved);
+    db = openDb(tmp.file('b.db'), { deferCommits: {} });
+    expect(held(db)).toBe(1);
+    expect(committedIds(tmp.file('b.db'))).toEqual(['b1']);
+  });
+
+  it('acknowledges a turn before its COMMIT, and commits it after the window, on flush, and before any other write', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const a = event({ seq: 1 });
+    expect(await store.admit(items(a))).toEqual([true]);
+    // This connection sees its own turn; another one sees it after the COMMIT.
+    expect(held(db)).toBe(1);
+    expect(committedIds(file)).toEqual([]);
+    expect(deferredCommitOf(db)!.isOpen).toBe(true);
+    expect(inCallerTransaction(db)).toBe(false);
+    store.flush();
+    expect(committedIds(file)).toEqual([a.id]);
+
+    // Another write on the connection commits the open transaction first.
+    const b = event({ seq: 2 });
+    await store.admit(items(b));
+    expect(committedIds(file)).toEqual([a.id]);
+    db.prepare("INSERT INTO settings (key, value) VALUES ('x', '1')").run();
+    expect(committedIds(file)).toEqual([a.id, b.id]);
+    expect(deferredCommitOf(db)!.stats()).toMatchObject({ turns: 2, commits: 2, forced: 1 });
+
+    // A caller's transaction is one again, and admitNow inside it commits with it.
+    const c = event({ seq: 3 });
+    await store.admit(items(c));
+    db.transaction(() => {
+      expect(inCallerTransaction(db!)).toBe(true);
+      store.admitNow(items(event({ seq: 4, id: 'inside' })));
+    })();
+    expect(committedIds(file)).toEqual([a.id, b.id, c.id, 'inside']);
+  });
+
+  it('commits after the window by itself', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 5 } });
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const a = event({ seq: 1 });
+    await store.admit(items(a));
+    for (let i = 0; i < 200 && committedIds(file).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(committedIds(file)).toEqual([a.id]);
+  });
+
+  it('starts each generation of the journal over its start, and a crash replays only the current one', () => {
+    const file = tmp.file();
+    // Three turns committed (flush), then one more acknowledged, then SIGKILL.
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', killChild, file, 'g1', 'g2', 'g3', '|', 'g4'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    expect(committedIds(file)).toEqual(['g1', 'g2', 'g3']);
+    // The file still holds the first generation's later records behind the new first one.
+    const journal = commitJournalPath(file);
+    expect(readJournal(journal).map((r) => r.seq)).toEqual([4]);
+    db = openDb(file, { deferCommits: {} });
+    expect(committedIds(file)).toEqual(['g1', 'g2', 'g3', 'g4']);
+    expect(held(db)).toBe(4);
+  });
+
+  it('keeps the acknowledged turns when a later turn fails, and fails only the admit that broke it', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    db.exec(
+      `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END`,
+    );
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const a = event({ seq: 1 });
+    await store.admit(items(a));
+    const b = event({ seq: 2 });
+    const [okB, bad] = await Promise.allSettled([
+      store.admit(items(b)),
+      store.admit(items(event({ seq: 3, id: 'boom' }))),
+    ]);
+    expect(okB).toEqual({ status: 'fulfilled', value: [true] });
+    expect(bad.status).toBe('rejected');
+    expect(String((bad as PromiseRejectedResult).reason)).toContain('boom refused');
+    store.flush();
+    expect(committedIds(file)).toEqual([a.id, b.id]);
+    expect(held(db)).toBe(2);
+    // And the connection goes on deferring.
+    const c = event({ seq: 4 });
+    await store.admit(items(c));
+    await turn();
+    expect(deferredCommitOf(db)!.isOpen).toBe(true);
+    db.close();
+    expect(committedIds(file)).toEqual([a.id, b.id, c.id]);
+  });
+
+  it('is off unless asked for, and for in-memory databases', () => {
+    db = openDb(tmp.file());
+    expect(deferredCommitOf(db)).toBeUndefined();
+    db.close();
+    db = openDb(':memory:', { deferCommits: {} });
+    expect(deferredCommitOf(db)).toBeUndefined();
+  });
+});
+
+describe('the journal record format', () => {
+  const value = fc.oneof(
+    fc.string({ unit: 'grapheme' }),
+    fc.string(),
+    fc.double({ noNaN: false }),
+    fc.integer(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.bigInt(),
+    fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a)),
+  );
+  const args = fc.array(
+    fc.oneof(
+      value,
+      fc.array(value, { maxLength: 5 }),
+      fc.dictionary(fc.stringMatching(/^[a-z_]\w{0,8}$/), value, { maxKeys: 5 }),
+    ),
+    { maxLength: 16 },
+  );
+  const write = fc.tuple(
+    fc.integer({ min: 1, max: 65_535 }),
+    fc.constantFrom(0 as const, 1 as const),
+    args,
+  );
+
+  it('decodes what it encodes, frame after frame', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            seq: fc.integer({ min: 1, max: 2 ** 40 }),
+            defs: fc.array(fc.tuple(fc.integer({ min: 1, max: 65_535 }), fc.string()), {
+              maxLength: 3,
+            }),
+            writes: fc.array(write, { maxLength: 6 }),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (records) => {
+          const encoder = new JournalEncoder();
+          const bytes = Buffer.concat(
+            records.map((r) => Buffer.from(encoder.encode(r.seq, r.defs, r.writes))),
+          );
+          const decoded = decodeJournal(bytes);
+          expect(decoded.map((r) => ({ seq: r.seq, defs: [...r.defs], writes: r.writes }))).toEqual(
+            records.map((r) => ({ seq: r.seq, defs: [...new Map(r.defs)], writes: r.writes })),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stops at the first damaged frame', () => {
+    const encoder = new JournalEncoder();
+    const one = Buffer.from(encoder.encode(1, [[1, 'INSERT INTO t VALUES (?)']], [[1, 0, ['x']]]));
+    const two = Buffer.from(encoder.encode(2, [], [[1, 0, ['y']]]));
+    const damaged = Buffer.from(two);
+    damaged[damaged.length - 1] ^= 0xff;
+    expect(decodeJournal(Buffer.concat([one, damaged, one])).map((r) => r.seq)).toEqual([1]);
+    expect(decodeJournal(Buffer.concat([one, two.subarray(0, 5)])).map((r) => r.seq)).toEqual([1]);
+  });
+
+  it('refuses an argument SQLite could not bind, rather than journal it wrongly', () => {
+    expect(() => new JournalEncoder().encode(1, [], [[1, 0, [{ nested: { deeper: 1 } }]]])).toThrow(
+      TypeError,
+    );
+    expect(() => new JournalEncoder().encode(1, [], [[1, 0, [true]]])).toThrow(TypeError);
+  });
+});
