@@ -1,5 +1,5 @@
 /** The one SQLite opener: fixed pragmas, then the numbered migrations keyed by `user_version`. */
-import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { deferCommits, replayJournal, type DeferredCommitOptions } from './deferred-commit';
@@ -84,6 +84,8 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
 function precreate(file: string): void {
   if (file === ':memory:' || file === '' || existsSync(file)) return;
   try {
+    // A commit journal left beside a database that is gone belongs to that database, not this one.
+    rmSync(commitJournalPath(file), { force: true });
     closeSync(openSync(file, 'a', 0o600));
   } catch {
     // The open below fails with the store's own error (unwritable, missing directory).

@@ -1,5 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
@@ -205,6 +212,20 @@ describe('deferred commits', () => {
     expect(deferredCommitOf(db)!.isOpen).toBe(true);
     db.close();
     expect(committedIds(file)).toEqual([a.id, b.id, c.id]);
+  });
+
+  it('never writes a journal into a new database that took the place of its own', () => {
+    const file = tmp.file();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', killChild, file, 'old1'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(child.signal).toBe('SIGKILL');
+    expect(readJournal(commitJournalPath(file))).toHaveLength(1);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+    db = openDb(file, { deferCommits: {} });
+    expect(committedIds(file)).toEqual([]);
+    expect(readJournal(commitJournalPath(file))).toEqual([]);
   });
 
   it('is off unless asked for, and for in-memory databases', () => {
