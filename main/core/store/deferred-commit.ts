@@ -430,6 +430,10 @@ export function replayJournal(db: Database, path: string, empty = false): number
   const markStmt = db.prepare('SELECT seq FROM commit_journal WHERE id = 1').pluck();
   let last = (markStmt.get() as number | undefined) ?? 0;
   if (size === 0) return last;
+  // Another opener (a CLI command beside a running daemon) first looks without the lock, and waits
+  // only briefly for it: a daemon holding it is alive and commits its own turns.
+  if (!empty && !readJournal(path).some((r) => r.seq > last)) return last;
+  const waitMs = empty ? null : LIVE_WRITER_WAIT_MS;
   let records = 0;
   const apply = db.transaction(() => {
     last = (markStmt.get() as number | undefined) ?? 0;
@@ -454,13 +458,19 @@ export function replayJournal(db: Database, path: string, empty = false): number
     }
     db.prepare('UPDATE commit_journal SET seq = ? WHERE id = 1').run(last);
   });
+  const saved = waitMs === null ? 0 : (db.pragma('busy_timeout', { simple: true }) as number);
+  if (waitMs !== null) db.pragma(`busy_timeout = ${waitMs}`);
   try {
     apply.immediate();
   } catch (error) {
+    if (waitMs !== null && /^SQLITE_BUSY/.test(String((error as { code?: unknown }).code)))
+      return last;
     throw new Error(
       `the commit journal ${path} could not be written back into the database (${(error as Error).message}); move the file aside to start without the turns it holds`,
       { cause: error },
     );
+  } finally {
+    if (waitMs !== null) db.pragma(`busy_timeout = ${saved}`);
   }
   if (empty && records > 0) {
     const fd = openSync(path, 'r+');
@@ -472,6 +482,9 @@ export function replayJournal(db: Database, path: string, empty = false): number
   }
   return last;
 }
+
+/** How long an opener that is not the journal's writer waits for the write lock to replay it (ms). */
+const LIVE_WRITER_WAIT_MS = 250;
 
 function journalSize(path: string): number {
   try {

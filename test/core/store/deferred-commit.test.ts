@@ -156,6 +156,26 @@ describe('deferred commits', () => {
     expect(committedIds(file)).toEqual([a.id, b.id, c.id, 'inside']);
   });
 
+  it('lets another opener beside a live writer open at once, without writing back the turns the writer holds', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const a = event({ seq: 1 });
+    await store.admit(items(a));
+    // The writer holds the write lock: the opener does not wait it out (it would fail with BUSY).
+    const other = openDb(file);
+    try {
+      expect(held(other)).toBe(0);
+      store.flush();
+      expect(held(other)).toBe(1);
+    } finally {
+      other.close();
+    }
+    const again = openDb(file);
+    expect(held(again)).toBe(1);
+    again.close();
+  });
+
   it('commits after the window by itself', async () => {
     const file = tmp.file();
     db = openDb(file, { deferCommits: { windowMs: 5 } });
