@@ -92,6 +92,8 @@ export function deferCommits(db: Database, options: DeferredCommitOptions): Defe
 /** The open-across-turns write transaction of one connection and its journal. */
 export class DeferredCommit {
   private open = false;
+  /** Set while `derived` runs: its statements neither record nor commit. */
+  private passthrough = false;
   /** The writes of the turn being written, or null outside `runTurn`. */
   private recording: { stmt: Statement; kind: 0 | 1; args: unknown[] }[] | null = null;
   /** Statement ids named in the journal since it last started over. */
@@ -181,6 +183,37 @@ export class DeferredCommit {
     this.counts.turns++;
     if (this.journalBytes >= this.maxJournalBytes) this.commit();
     return undefined;
+  }
+
+  /**
+   * Runs `write` inside the open transaction without journaling it, for derived rows that need no
+   * journal: the search index, whose position is its own highest row, so rows lost with an
+   * uncommitted transaction (a crash, a rollback) are indexed again by its next run. Its writes
+   * then commit with the turns around them instead of forcing a COMMIT of their own.
+   */
+  derived<T>(write: () => T): T {
+    if (this.recording !== null)
+      throw new Error("deferred commit: derived writes inside a turn's writes");
+    if (this.broken !== undefined && !this.writeAgain()) throw this.broken;
+    if (!this.open) {
+      this.begin.run();
+      this.open = true;
+      this.timer = setTimeout(() => this.commit(), this.windowMs);
+    }
+    this.passthrough = true;
+    try {
+      return write();
+    } catch (error) {
+      // An error SQLite answers with a rollback of the whole transaction took the turns with it.
+      if (!this.db.inTransaction) {
+        this.stopTimer();
+        this.open = false;
+        this.writeAgain();
+      }
+      throw error;
+    } finally {
+      this.passthrough = false;
+    }
   }
 
   /** Commits the open transaction now (its turns are durable either way; this makes them visible to other connections). */
@@ -314,8 +347,8 @@ export class DeferredCommit {
     const self = this;
     const proto = Object.getPrototypeOf(db) as Record<string, (...args: unknown[]) => unknown>;
     const before = (what: string): void => {
-      if (this.recording !== null)
-        throw new Error(`deferred commit: ${what} inside a turn's writes`);
+      if (this.recording !== null || this.passthrough)
+        throw new Error(`deferred commit: ${what} inside a turn's or derived writes`);
       if (this.open) this.commit(true);
     };
     for (const name of ['exec', 'pragma', 'backup', 'serialize', 'loadExtension'] as const) {
@@ -371,7 +404,7 @@ export class DeferredCommit {
       target[method] = (...args: unknown[]) => {
         const recording = this.recording;
         if (recording === null) {
-          if (this.open) this.commit(true);
+          if (this.open && !this.passthrough) this.commit(true);
           return original.apply(stmt, args);
         }
         if (method === 'iterate')

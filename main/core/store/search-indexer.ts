@@ -3,7 +3,8 @@
  * highest one indexed is indexed, a bounded batch per transaction, yielding between batches. The
  * invariant (every event up to the index's highest rowid is indexed; deleted events leave the index
  * by trigger) makes a catch-up idempotent, so a restart, a crash or events stored before the index
- * existed need nothing more than the next run. A search awaits `run()` first (batches with a turn
+ * existed need nothing more than the next run (with deferred commits a batch joins the connection's
+ * open transaction unjournaled: rows lost with it are indexed again). A search awaits `run()` first (batches with a turn
  * between them, never one long stall): it sees every event committed before it.
  *
  * A background batch holds the event loop for as long as its transaction takes, and every hook in
@@ -13,6 +14,7 @@
  * `STEP_BUDGET_MS`, and doubles it again (up to `batch`) after one that took less than half of it.
  */
 import type { Database, Statement } from 'better-sqlite3';
+import { deferredCommitOf } from './deferred-commit';
 import { searchBody, sessionTokenSql } from './migrations/0090-event-search';
 
 /** Options of the indexer. */
@@ -65,10 +67,13 @@ export class SearchIndexer {
   /** Indexes one batch of at most `limit` events now; returns how many it indexed (0 when caught up). */
   step(limit: number = this.batch): number {
     if (!this.db.open) return 0;
-    return this.db.transaction(() => {
+    const index = (): number => {
       const highest = (this.highestStmt.get() as { n: number } | undefined)?.n ?? 0;
       return this.indexStmt.run(highest, limit).changes;
-    })();
+    };
+    // With deferred commits the batch joins the open transaction (derived rows: see `derived`).
+    const deferred = deferredCommitOf(this.db);
+    return deferred !== undefined ? deferred.derived(index) : this.db.transaction(index)();
   }
 
   /** The batch size the next background batch uses. */

@@ -20,6 +20,7 @@ import {
 import { EventStore } from '../../../main/core/store/event-store';
 import { JournalEncoder, decodeJournal } from '../../../main/core/store/journal-codec';
 import { commitJournalPath, openDb } from '../../../main/core/store/open-db';
+import { SearchIndexer } from '../../../main/core/store/search-indexer';
 import { event, items, tempDir } from './temp-db';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -52,6 +53,8 @@ const held = (d: Database, session = 's1'): number =>
     d.prepare('SELECT held FROM event_sessions WHERE session = ?').get(session) as
       { held: number } | undefined
   )?.held ?? 0;
+const ftsRows = (d: Database): number =>
+  d.prepare('SELECT count(*) FROM events_fts').pluck().get() as number;
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('deferred commits', () => {
@@ -232,6 +235,36 @@ describe('deferred commits', () => {
     expect(deferredCommitOf(db)!.isOpen).toBe(true);
     db.close();
     expect(committedIds(file)).toEqual([a.id, b.id, c.id]);
+  });
+
+  it('lets the search index join the open transaction unjournaled; after a crash it indexes the written-back rows again', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    await store.admit(items(event({ seq: 1, data: { text: 'zebra crossing' } })));
+    const indexer = new SearchIndexer(db, { everyMs: 0 });
+    expect(indexer.step()).toBe(1);
+    // Joined, not forced: the turn is still uncommitted, and this connection sees the index row.
+    expect(deferredCommitOf(db)!.stats().forced).toBe(0);
+    expect(committedIds(file)).toEqual([]);
+    expect(ftsRows(db)).toBe(1);
+    indexer.close();
+    db.close();
+
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', killChild, tmp.file('k.db'), 'k1', 'index', 'k2'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal).toBe('SIGKILL');
+    expect(child.stdout).toContain('indexed 1');
+    db = openDb(tmp.file('k.db'), { deferCommits: {} });
+    expect(committedIds(tmp.file('k.db'))).toEqual(['k1', 'k2']);
+    expect(ftsRows(db)).toBe(0);
+    const again = new SearchIndexer(db, { everyMs: 0 });
+    again.catchUp();
+    again.close();
+    expect(ftsRows(db)).toBe(2);
   });
 
   it('never writes a journal into a new database that took the place of its own', () => {
