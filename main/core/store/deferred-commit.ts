@@ -1,25 +1,29 @@
 /**
- * Deferred commits: a group commit made durable by one append to a redo journal, SQLite's COMMIT
+ * Deferred commits: a group commit made durable by one write to a redo journal, SQLite's COMMIT
  * later. At concurrency 1 every group commit carries one hook, and its COMMIT writes each page the
  * hook touched as a WAL frame (about eight frames, two writes each, and the lock calls around
  * them). With deferred commits a turn's writes go into one write transaction that stays open
- * across turns; what makes them durable before any writer hears "done" is one append to the
- * connection's journal (`<database>-turns`): the turn's write statements with their parameters,
- * framed and checksummed (journal-codec.ts). Like the WAL under `synchronous = NORMAL`, an append survives a kill -9
- * (it is in the kernel's page cache) but is not synced for a power cut.
+ * across turns; what makes them durable before any writer hears "done" is one record written to
+ * the connection's journal (`<database>-turns`): the turn's write statements with their
+ * parameters, framed and checksummed (journal-codec.ts). Like the WAL under `synchronous =
+ * NORMAL`, the write survives a kill -9 (it is in the kernel's page cache) but is not synced for a
+ * power cut.
  *
  * The open transaction is committed `windowMs` after its first turn, when the journal passes
  * `maxJournalBytes`, before any other write on the connection (a statement run outside a turn,
  * `exec`, `pragma`, `transaction`, `backup`, `serialize`, `close`), and on `flush`. Its COMMIT
  * records the last journal sequence it holds (table `commit_journal`, migration 0130), and the
- * journal starts over. At open, the records after that sequence are replayed before anything else
- * reads the database: each acknowledged turn comes back once, in order. A torn last record (an
- * append cut by a power loss) was never acknowledged, and it and anything after it are ignored.
+ * next generation of the journal is written from the file's start. At open, the records after
+ * that sequence are replayed before anything else reads the database: each acknowledged turn comes
+ * back once, in order. A torn last record (a write cut by a power loss) was never acknowledged,
+ * and it and anything after it are ignored. Derived rows that need no journal (the search index)
+ * join the open transaction through `derived`.
  *
  * Reads on this connection see the open transaction's rows (SQLite shows a connection its own
  * writes); other connections see them after the COMMIT, at most `windowMs` later.
  * `inCallerTransaction(db)` is the test for "am I inside someone's transaction" that code of this
- * connection must use instead of `db.inTransaction`, which also reports the deferred one.
+ * connection must use instead of `db.inTransaction`, which also reports the deferred one (lint
+ * enforces it).
  */
 import {
   closeSync,
@@ -310,7 +314,7 @@ export class DeferredCommit {
     this.timer = undefined;
   }
 
-  /** Appends one record for `writes` (throws when the journal cannot be written). */
+  /** Writes one record for `writes` after the last one (throws when the journal cannot be written). */
   private append(writes: readonly { stmt: Statement; kind: 0 | 1; args: unknown[] }[]): void {
     const defs: [number, string][] = [];
     const w: JournalWrite[] = writes.map(({ stmt, kind, args }) => {
