@@ -159,12 +159,10 @@ export class DeferredCommit {
       return { error: this.broken, broken: true };
     if (!this.open) {
       try {
-        this.begin.run();
+        this.openTransaction();
       } catch (error) {
         return { error, broken: false };
       }
-      this.open = true;
-      this.timer = setTimeout(() => this.commit(), this.windowMs);
     }
     const writes: { stmt: Statement; kind: 0 | 1; args: unknown[] }[] = [];
     this.recording = writes;
@@ -199,11 +197,7 @@ export class DeferredCommit {
     if (this.recording !== null)
       throw new Error("deferred commit: derived writes inside a turn's writes");
     if (this.broken !== undefined && !this.writeAgain()) throw this.broken;
-    if (!this.open) {
-      this.begin.run();
-      this.open = true;
-      this.timer = setTimeout(() => this.commit(), this.windowMs);
-    }
+    if (!this.open) this.openTransaction();
     this.passthrough = true;
     try {
       return write();
@@ -267,13 +261,7 @@ export class DeferredCommit {
   /** Rolls the open transaction back and writes its journaled turns again in one of their own. */
   private abort(): void {
     this.stopTimer();
-    if (this.db.inTransaction) {
-      try {
-        this.rollback.run();
-      } catch {
-        // SQLite rolled it back itself.
-      }
-    }
+    this.rollbackQuietly();
     this.open = false;
     this.writeAgain();
   }
@@ -294,19 +282,30 @@ export class DeferredCommit {
       this.mark.run(this.seq);
       this.commitStmt.run();
     } catch (error) {
-      if (this.db.inTransaction) {
-        try {
-          this.rollback.run();
-        } catch {
-          // SQLite rolled it back itself.
-        }
-      }
+      this.rollbackQuietly();
       this.broken = error;
       return false;
     }
     this.counts.commits++;
     this.committed();
     return true;
+  }
+
+  /** BEGIN IMMEDIATE, and the window after which it commits. */
+  private openTransaction(): void {
+    this.begin.run();
+    this.open = true;
+    this.timer = setTimeout(() => this.commit(), this.windowMs);
+  }
+
+  /** Rolls back whatever transaction is open (SQLite may have rolled it back itself). */
+  private rollbackQuietly(): void {
+    if (!this.db.inTransaction) return;
+    try {
+      this.rollback.run();
+    } catch {
+      // Rolled back already.
+    }
   }
 
   private stopTimer(): void {
