@@ -422,8 +422,15 @@ export class DeferredCommit {
   }
 }
 
-/** Shallow copies of the arguments (a caller may reuse a parameters object after the call). */
-function copyArgs(args: readonly unknown[]): unknown[] {
+/**
+ * The arguments as they were at the call: a parameters object or array is copied (a caller may
+ * reuse it after the call); the rest array itself is the call's own, and values are immutable.
+ */
+function copyArgs(args: unknown[]): unknown[] {
+  let plain = true;
+  for (const a of args)
+    if (a !== null && typeof a === 'object' && !ArrayBuffer.isView(a)) plain = false;
+  if (plain) return args;
   return args.map((a) =>
     Array.isArray(a)
       ? a.slice()

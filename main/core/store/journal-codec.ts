@@ -24,6 +24,8 @@ export interface JournalRecord {
 }
 
 export const FRAME_HEAD = 8;
+const START_BYTES = 64 * 1024;
+const KEEP_BYTES = 1024 * 1024;
 
 const T_NULL = 0;
 const T_UNDEFINED = 1;
@@ -36,7 +38,7 @@ const T_NAMED = 7;
 
 /** Encodes records into one reused buffer (so a turn allocates nothing but growth). */
 export class JournalEncoder {
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf = Buffer.allocUnsafe(START_BYTES);
   private at = 0;
 
   /**
@@ -48,6 +50,8 @@ export class JournalEncoder {
     defs: readonly (readonly [number, string])[],
     writes: readonly JournalWrite[],
   ): Buffer {
+    // A buffer grown for one large turn is not kept for the small ones after it.
+    if (this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(START_BYTES);
     this.at = FRAME_HEAD;
     this.room(8 + 2 + 4);
     this.buf.writeDoubleLE(seq, this.at);

@@ -343,6 +343,18 @@ describe('the journal record format', () => {
     );
   });
 
+  it('encodes a small record correctly after a large one (the grown buffer is let go)', () => {
+    const encoder = new JournalEncoder();
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const first = Buffer.from(
+      encoder.encode(1, [[1, 'INSERT INTO t VALUES (?)']], [[1, 0, [big]]]),
+    );
+    const second = Buffer.from(encoder.encode(2, [], [[1, 0, ['small', 2]]]));
+    const [a, b] = decodeJournal(Buffer.concat([first, second]));
+    expect(a.writes[0][2][0]).toBe(big);
+    expect(b.writes).toEqual([[1, 0, ['small', 2]]]);
+  });
+
   it('stops at the first damaged frame', () => {
     const encoder = new JournalEncoder();
     const one = Buffer.from(encoder.encode(1, [[1, 'INSERT INTO t VALUES (?)']], [[1, 0, ['x']]]));
