@@ -70,6 +70,13 @@ export const DEFAULT_MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 type Method = 'run' | 'get' | 'all' | 'iterate';
 const METHODS: readonly Method[] = ['run', 'get', 'all', 'iterate'];
 
+/** One write statement a turn ran: the statement, 0 = run / 1 = all, its arguments at the call. */
+interface Recorded {
+  readonly stmt: Statement;
+  readonly kind: 0 | 1;
+  readonly args: unknown[];
+}
+
 const deferrals = new WeakMap<Database, DeferredCommit>();
 
 /** True when a caller's transaction is open on `db` (the deferred one does not count). */
@@ -99,7 +106,7 @@ export class DeferredCommit {
   /** Set while `derived` runs: its statements neither record nor commit. */
   private passthrough = false;
   /** The writes of the turn being written, or null outside `runTurn`. */
-  private recording: { stmt: Statement; kind: 0 | 1; args: unknown[] }[] | null = null;
+  private recording: Recorded[] | null = null;
   /** Statement ids named in the journal since it last started over. */
   private readonly ids = new Map<string, number>();
   private seq: number;
@@ -107,7 +114,7 @@ export class DeferredCommit {
   private journalBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   /** The journaled turns the open transaction holds, kept to write them again after a rollback. */
-  private uncommitted: { stmt: Statement; kind: 0 | 1; args: unknown[] }[][] = [];
+  private uncommitted: Recorded[][] = [];
   /** Set while journaled turns could not be written again: every turn fails until they are. */
   private broken: unknown = undefined;
   private fd: number;
@@ -164,7 +171,7 @@ export class DeferredCommit {
         return { error, broken: false };
       }
     }
-    const writes: { stmt: Statement; kind: 0 | 1; args: unknown[] }[] = [];
+    const writes: Recorded[] = [];
     this.recording = writes;
     try {
       write();
@@ -203,11 +210,7 @@ export class DeferredCommit {
       return write();
     } catch (error) {
       // An error SQLite answers with a rollback of the whole transaction took the turns with it.
-      if (!this.db.inTransaction) {
-        this.stopTimer();
-        this.open = false;
-        this.writeAgain();
-      }
+      if (!this.db.inTransaction) this.abort();
       throw error;
     } finally {
       this.passthrough = false;
@@ -236,7 +239,7 @@ export class DeferredCommit {
   /** Commits, then stops journaling (the connection is about to close). */
   close(): void {
     this.commit();
-    if (this.open || this.broken !== undefined) return; // the journal keeps them for the next open
+    if (this.broken !== undefined) return; // the journal keeps them for the next open
     try {
       closeSync(this.fd);
     } catch {
@@ -314,7 +317,7 @@ export class DeferredCommit {
   }
 
   /** Writes one record for `writes` after the last one (throws when the journal cannot be written). */
-  private append(writes: readonly { stmt: Statement; kind: 0 | 1; args: unknown[] }[]): void {
+  private append(writes: readonly Recorded[]): void {
     const defs: [number, string][] = [];
     const w: JournalWrite[] = writes.map(({ stmt, kind, args }) => {
       let id = this.ids.get(stmt.source);

@@ -55,16 +55,18 @@ const held = (d: Database, session = 's1'): number =>
   )?.held ?? 0;
 const ftsRows = (d: Database): number =>
   d.prepare('SELECT count(*) FROM events_fts').pluck().get() as number;
+/** Runs the kill child (fixtures/deferred-kill.ts) over `file` with these ids and steps. */
+const killedChild = (file: string, ...steps: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', killChild, file, ...steps], {
+    cwd: root,
+    encoding: 'utf8',
+  });
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('deferred commits', () => {
   it('keeps every acknowledged turn through a SIGKILL before any COMMIT: the journal writes them back once, in order', () => {
     const file = tmp.file();
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', killChild, file, 'e1', 'e2', 'e3'],
-      { cwd: root, encoding: 'utf8' },
-    );
+    const child = killedChild(file, 'e1', 'e2', 'e3');
     expect(child.signal).toBe('SIGKILL');
     expect(child.stdout.trim().split('\n')).toEqual([
       'acked e1 true',
@@ -97,11 +99,7 @@ describe('deferred commits', () => {
 
   it('ignores a torn last record and everything after it, and replays no record the database already holds', () => {
     const file = tmp.file();
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', killChild, file, 'a1', 'a2', 'a3'],
-      { cwd: root, encoding: 'utf8' },
-    );
+    const child = killedChild(file, 'a1', 'a2', 'a3');
     expect(child.signal).toBe('SIGKILL');
     const journal = commitJournalPath(file);
     // Cut the last record short, as a power loss during its append would.
@@ -112,11 +110,7 @@ describe('deferred commits', () => {
     expect(committedIds(file)).toEqual(['a1', 'a2']);
     db.close();
     // A journal whose records the database already holds (a crash between COMMIT and emptying it).
-    const child2 = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', killChild, tmp.file('b.db'), 'b1'],
-      { cwd: root, encoding: 'utf8' },
-    );
+    const child2 = killedChild(tmp.file('b.db'), 'b1');
     expect(child2.signal).toBe('SIGKILL');
     const saved = readFileSync(commitJournalPath(tmp.file('b.db')));
     db = openDb(tmp.file('b.db'), { deferCommits: {} });
@@ -193,11 +187,7 @@ describe('deferred commits', () => {
   it('starts each generation of the journal over its start, and a crash replays only the current one', () => {
     const file = tmp.file();
     // Three turns committed (flush), then one more acknowledged, then SIGKILL.
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', killChild, file, 'g1', 'g2', 'g3', '|', 'g4'],
-      { cwd: root, encoding: 'utf8' },
-    );
+    const child = killedChild(file, 'g1', 'g2', 'g3', '|', 'g4');
     expect(child.signal).toBe('SIGKILL');
     expect(committedIds(file)).toEqual(['g1', 'g2', 'g3']);
     // The file still holds the first generation's later records behind the new first one.
@@ -251,11 +241,7 @@ describe('deferred commits', () => {
     indexer.close();
     db.close();
 
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', killChild, tmp.file('k.db'), 'k1', 'index', 'k2'],
-      { cwd: root, encoding: 'utf8' },
-    );
+    const child = killedChild(tmp.file('k.db'), 'k1', 'index', 'k2');
     expect(child.signal).toBe('SIGKILL');
     expect(child.stdout).toContain('indexed 1');
     db = openDb(tmp.file('k.db'), { deferCommits: {} });
@@ -269,10 +255,7 @@ describe('deferred commits', () => {
 
   it('never writes a journal into a new database that took the place of its own', () => {
     const file = tmp.file();
-    const child = spawnSync(process.execPath, ['--import', 'tsx', killChild, file, 'old1'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const child = killedChild(file, 'old1');
     expect(child.signal).toBe('SIGKILL');
     expect(readJournal(commitJournalPath(file))).toHaveLength(1);
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
