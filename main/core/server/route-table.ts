@@ -138,21 +138,41 @@ function specificity(path: string): number {
   return 1_000_000;
 }
 
+/** Matches remembered per table (method, path, upgrade): a hook path is looked up once, not per call. */
+const MAX_REMEMBERED_MATCHES = 256;
+
 /** The mutable set of routes of one listener. */
 export class RouteTable {
   private routes: { readonly route: Route; readonly matcher: Matcher }[] = [];
+  /** Recent matches, let go whenever the routes change (only matches: a miss is not kept). */
+  private readonly matches = new Map<string, Lookup>();
 
   /** Adds a route; the returned disposer removes it. */
   register(route: Route): Disposer {
     this.routes.push({ route, matcher: matcherOf(route.path) });
     this.routes.sort((a, b) => specificity(b.route.path) - specificity(a.route.path));
+    this.matches.clear();
     return () => {
       this.routes = this.routes.filter((r) => r.route !== route);
+      this.matches.clear();
     };
   }
 
   /** Finds the route for a request (upgrade requests only match upgrade routes and vice versa). */
   lookup(method: string, path: string, upgrade: boolean): Lookup {
+    const key = `${upgrade ? 'U' : 'R'}${method} ${path}`;
+    const known = this.matches.get(key);
+    if (known !== undefined) return known;
+    const found = this.find(method, path, upgrade);
+    if (found.kind === 'match') {
+      if (this.matches.size >= MAX_REMEMBERED_MATCHES) this.matches.clear();
+      Object.freeze(found.match.params);
+      this.matches.set(key, found);
+    }
+    return found;
+  }
+
+  private find(method: string, path: string, upgrade: boolean): Lookup {
     let allow: Set<string> | undefined;
     let split: readonly string[] | undefined;
     const segments = (): readonly string[] => (split ??= path.split('/'));

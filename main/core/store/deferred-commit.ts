@@ -19,6 +19,17 @@
  * and it and anything after it are ignored. Derived rows that need no journal (the search index)
  * join the open transaction through `derived`.
  *
+ * Rows a turn rewrites that nothing reads before the COMMIT (a session's last-seen time, a
+ * session's count of held events) go through `later`: the write is journaled with its turn, as
+ * any other, but it runs only once per open transaction, just before its COMMIT, coalesced per
+ * row (`key`) with the later writes of the same row, so a row that thirty hooks touch is written
+ * once rather than thirty times. A coalesced write must give what its turns' writes would have
+ * given run one after another (the last value of a column, a sum of increments, a maximum),
+ * because the journal replays them one by one. Whatever reads the connection first runs the
+ * pending ones (every statement that reads is watched for it), so a read never sees the row
+ * older than its journal; `peek` reads without that, for a reader that knows the rows it reads
+ * have nothing pending.
+ *
  * Reads on this connection see the open transaction's rows (SQLite shows a connection its own
  * writes); other connections see them after the COMMIT, at most `windowMs` later.
  * `inCallerTransaction(db)` is the test for "am I inside someone's transaction" that code of this
@@ -62,9 +73,13 @@ export interface DeferredCommitStats {
   readonly commits: number;
   /** Of those, the COMMITs another write on the connection forced. */
   readonly forced: number;
+  /** Writes journaled through `later`. */
+  readonly later: number;
+  /** Statements run for them (coalesced per row: at most one per row and open transaction, unless a read came between). */
+  readonly applied: number;
 }
 
-export const DEFAULT_WINDOW_MS = 10;
+export const DEFAULT_WINDOW_MS = 100;
 export const DEFAULT_MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 
 type Method = 'run' | 'get' | 'all' | 'iterate';
@@ -107,6 +122,12 @@ export class DeferredCommit {
   private passthrough = false;
   /** The writes of the turn being written, or null outside `runTurn`. */
   private recording: Recorded[] | null = null;
+  /** The `later` writes not run yet, one per row key (coalesced), in the order each row was first written. */
+  private readonly pending = new Map<string, { readonly stmt: Statement; args: unknown[] }>();
+  /** Set while `peek` runs: reads do not run the pending writes. */
+  private peeking = false;
+  /** Counts the transactions opened (a cache of rows valid for one open transaction keys on it). */
+  private opened = 0;
   /** Statement ids named in the journal since it last started over. */
   private readonly ids = new Map<string, number>();
   private seq: number;
@@ -118,7 +139,7 @@ export class DeferredCommit {
   /** Set while journaled turns could not be written again: every turn fails until they are. */
   private broken: unknown = undefined;
   private fd: number;
-  private counts = { turns: 0, commits: 0, forced: 0 };
+  private counts = { turns: 0, commits: 0, forced: 0, later: 0, applied: 0 };
   private readonly encoder = new JournalEncoder();
   private readonly windowMs: number;
   private readonly maxJournalBytes: number;
@@ -153,6 +174,53 @@ export class DeferredCommit {
 
   stats(): DeferredCommitStats {
     return { ...this.counts };
+  }
+
+  /** Whether a turn's writes are being written (`later` may be called). */
+  get inTurn(): boolean {
+    return this.recording !== null;
+  }
+
+  /**
+   * Which open transaction this is: it changes whenever one is opened. What a writer derived from
+   * rows it alone writes during a turn (a count it keeps beside its `later` writes) stays true
+   * while this does not change: any write of another kind commits the open transaction first.
+   */
+  get generation(): number {
+    return this.opened;
+  }
+
+  /**
+   * Inside a turn's writes: journals `stmt` run with `args` as one of the turn's writes, and runs
+   * it before the COMMIT of the open transaction (or before the next read of the connection), as
+   * one statement for every `later` write of the same `key` since: `merge` folds the earlier
+   * arguments with these (default: these replace them). Throws outside a turn.
+   */
+  later(
+    key: string,
+    stmt: Statement,
+    args: unknown[],
+    merge?: (earlier: unknown[], next: unknown[]) => unknown[],
+  ): void {
+    const recording = this.recording;
+    if (recording === null) throw new Error('deferred commit: later() outside a turn');
+    const copied = copyArgs(args);
+    recording.push({ stmt, kind: 0, args: copied });
+    this.counts.later++;
+    const earlier = this.pending.get(key);
+    if (earlier === undefined) this.pending.set(key, { stmt, args: copied });
+    else earlier.args = merge === undefined ? copied : merge(earlier.args, copied);
+  }
+
+  /** Runs `read` without running the pending `later` writes first (the rows it reads have none). */
+  peek<T>(read: () => T): T {
+    if (this.peeking) return read();
+    this.peeking = true;
+    try {
+      return read();
+    } finally {
+      this.peeking = false;
+    }
   }
 
   /**
@@ -224,6 +292,7 @@ export class DeferredCommit {
       throw new Error('deferred commit: a write outside the turn ran inside a turn');
     this.stopTimer();
     try {
+      this.applyPending();
       this.mark.run(this.seq);
       this.commitStmt.run();
     } catch (error) {
@@ -255,6 +324,7 @@ export class DeferredCommit {
    */
   private committed(): void {
     this.open = false;
+    this.pending.clear();
     this.uncommitted = [];
     this.broken = undefined;
     this.ids.clear();
@@ -266,7 +336,50 @@ export class DeferredCommit {
     this.stopTimer();
     this.rollbackQuietly();
     this.open = false;
+    // The journaled turns are written again whole, their `later` writes with them.
+    this.pending.clear();
     this.writeAgain();
+  }
+
+  /**
+   * Runs the pending `later` writes inside the open transaction, neither recorded (their turns
+   * journaled them) nor committing. Throws what a statement threw (the caller aborts or fails its turn).
+   */
+  private applyPending(): void {
+    if (this.pending.size === 0) return;
+    const writes = [...this.pending.values()];
+    this.pending.clear();
+    const recording = this.recording;
+    const passthrough = this.passthrough;
+    this.recording = null;
+    this.passthrough = true;
+    let done = 0;
+    try {
+      for (; done < writes.length; done++) writes[done].stmt.run(...writes[done].args);
+    } catch (error) {
+      // The ones that ran are in the transaction; the rest stay pending (never run twice).
+      const rest = [...this.pending];
+      this.pending.clear();
+      writes.slice(done).forEach((w, i) => this.pending.set(`\u0000failed${i}`, w));
+      for (const [key, w] of rest) this.pending.set(key, w);
+      throw error;
+    } finally {
+      this.counts.applied += done;
+      this.recording = recording;
+      this.passthrough = passthrough;
+    }
+  }
+
+  /** Before a read of the connection: the pending `later` writes run, so it sees what its turns wrote. */
+  private beforeRead(): void {
+    if (this.peeking || !this.open) return;
+    try {
+      this.applyPending();
+    } catch (error) {
+      // Inside a turn its writer fails it (and the turns are written again); outside, here.
+      if (this.recording === null && !this.passthrough) this.abort();
+      throw error;
+    }
   }
 
   /** Writes the journaled turns not yet in the file in a transaction of their own; false when that failed. */
@@ -298,6 +411,7 @@ export class DeferredCommit {
   private openTransaction(): void {
     this.begin.run();
     this.open = true;
+    this.opened++;
     this.timer = setTimeout(() => this.commit(), this.windowMs);
   }
 
@@ -391,8 +505,22 @@ export class DeferredCommit {
     db.prepare = function (this: Database, sql: string) {
       const stmt = prepare.call(this, sql);
       if (!stmt.readonly) self.watchStatement(stmt);
+      else self.watchRead(stmt);
       return stmt;
     };
+  }
+
+  /** A statement that only reads: the pending `later` writes run first. */
+  private watchRead(stmt: Statement): void {
+    const target = stmt as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const proto = Object.getPrototypeOf(stmt) as Record<string, (...args: unknown[]) => unknown>;
+    for (const method of METHODS) {
+      const original = proto[method];
+      target[method] = (...args: unknown[]) => {
+        if (this.pending.size > 0) this.beforeRead();
+        return original.apply(stmt, args);
+      };
+    }
   }
 
   private watchStatement(stmt: Statement): void {

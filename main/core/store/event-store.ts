@@ -6,7 +6,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
 import { EventReplay, type HeldReplay, type StoredEvent, type StorePosition } from './event-replay';
 import type { ReplaySql } from './replay-filter';
-import { inCallerTransaction } from './deferred-commit';
+import { deferredCommitOf, inCallerTransaction, type DeferredCommit } from './deferred-commit';
 import { StoreError, isStoreError, toStoreError } from './store-error';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
 
@@ -48,6 +48,13 @@ const keyBelow = (a: OrdKey, b: OrdKey): boolean =>
 /** Sessions whose highest held key is remembered (a miss costs one index lookup). */
 const MAX_REMEMBERED_KEYS = 4_096;
 
+/** Folds two coalesced `event_sessions` increments (session, held, disordered) into one. */
+const addHeld = (earlier: unknown[], next: unknown[]): unknown[] => [
+  earlier[0],
+  (earlier[1] as number) + (next[1] as number),
+  Math.max(earlier[2] as number, next[2] as number),
+];
+
 /** Durable, deduplicating, per-session-ordered event history over the `events` table. */
 export class EventStore {
   private maxPerSession: number;
@@ -69,6 +76,15 @@ export class EventStore {
   private readonly trimStmt: Statement;
   private readonly trimmedStmt: Statement;
   private readonly overStmt: Statement;
+  private readonly addHeldStmt: Statement;
+  private readonly heldStmt: Statement;
+  /**
+   * With deferred commits, each session's count of held events as the open transaction's turns
+   * left it (its `event_sessions` increments are `later` writes, pending until the COMMIT): valid
+   * for one open transaction (`heldGeneration`), since any other write commits it first.
+   */
+  private readonly heldNow = new Map<string, number>();
+  private heldGeneration = -1;
   /**
    * The highest ordering key stored per session, for the `disordered` flag (migration 0120): an
    * admit below it marks the session. A value may be stale only upwards (a row deleted by an age
@@ -116,6 +132,12 @@ export class EventStore {
        WHERE session = :session`,
     );
     this.overStmt = db.prepare(`SELECT session, held FROM event_sessions WHERE held > ?`);
+    this.addHeldStmt = db.prepare(
+      `INSERT INTO event_sessions (session, held, disordered) VALUES (?, ?, ?)
+       ON CONFLICT (session) DO UPDATE SET held = held + excluded.held,
+         disordered = MAX(disordered, excluded.disordered)`,
+    );
+    this.heldStmt = db.prepare('SELECT held FROM event_sessions WHERE session = ?');
 
     this.writeBatch = db.transaction((groups: readonly PendingGroup[]) =>
       this.insertGroups(groups),
@@ -154,7 +176,14 @@ export class EventStore {
       this.inFlight = { groups: this.pending, results: [] };
       this.pending = [];
     }
-    this.inFlight.results = this.insertGroups(this.inFlight.groups);
+    const groups = this.inFlight.groups;
+    const deferred = deferredCommitOf(this.db);
+    // In a deferred turn its reads are of rows with nothing pending (events; a count not in
+    // `heldNow` has no increment pending either), so they need not run the pending writes first.
+    this.inFlight.results =
+      deferred?.inTurn === true
+        ? deferred.peek(() => this.insertGroups(groups, deferred))
+        : this.insertGroups(groups);
   }
 
   /** After the turn's COMMIT: every admit of it hears its flags. */
@@ -306,7 +335,12 @@ export class EventStore {
     return key;
   }
 
-  private insertGroups(groups: readonly PendingGroup[]): boolean[][] {
+  /**
+   * Writes the groups' events and each session's count of held events, trimming a session past
+   * retention. In a deferred turn (`deferred`) the counts are coalesced `later` writes, and the
+   * count a session has now comes from `heldNow`.
+   */
+  private insertGroups(groups: readonly PendingGroup[], deferred?: DeferredCommit): boolean[][] {
     const added = new Map<string, number>();
     const disordered = new Set<string>();
     const results = groups.map((group) =>
@@ -354,17 +388,32 @@ export class EventStore {
         return true;
       }),
     );
+    if (deferred !== undefined && this.heldGeneration !== deferred.generation) {
+      this.heldNow.clear();
+      this.heldGeneration = deferred.generation;
+    }
     for (const [session, count] of added) {
-      const { held } = this.countStmt.get(session, count, disordered.has(session) ? 1 : 0) as { held: number };
-      if (held > this.maxPerSession) this.trim(session, held - this.maxPerSession);
+      const flag = disordered.has(session) ? 1 : 0;
+      let held: number;
+      if (deferred === undefined) {
+        held = (this.countStmt.get(session, count, flag) as { held: number }).held;
+      } else {
+        held = (this.heldNow.get(session) ?? ((this.heldStmt.get(session) as { held: number } | undefined)?.held ?? 0)) + count;
+        // A trim subtracts from the stored row: it is written now then (the increments still
+        // pending add to it as well, in any order).
+        if (held > this.maxPerSession) this.countStmt.get(session, count, flag);
+        else deferred.later(`event_sessions\u0000${session}`, this.addHeldStmt, [session, count, flag], addHeld);
+      }
+      if (held > this.maxPerSession) held -= this.trim(session, held - this.maxPerSession);
+      if (deferred !== undefined) this.heldNow.set(session, held);
     }
     return results;
   }
 
-  /** Deletes the session's `excess` oldest rows with two index range operations. */
-  private trim(session: string, excess: number): void {
+  /** Deletes the session's `excess` oldest rows with two index range operations; returns how many went. */
+  private trim(session: string, excess: number): number {
     const boundary = this.boundaryStmt.get(session, excess - 1) as KeyRow | undefined;
-    if (boundary === undefined) return;
+    if (boundary === undefined) return 0;
     const { changes } = this.trimStmt.run(
       session,
       boundary.ord_epoch,
@@ -378,6 +427,7 @@ export class EventStore {
       seq: boundary.ord_seq,
       session,
     });
+    return changes;
   }
 }
 

@@ -21,6 +21,7 @@ import { EventStore } from '../../../main/core/store/event-store';
 import { JournalEncoder, decodeJournal } from '../../../main/core/store/journal-codec';
 import { commitJournalPath, openDb } from '../../../main/core/store/open-db';
 import { SearchIndexer } from '../../../main/core/store/search-indexer';
+import { SessionsRepo, type SessionTouch } from '../../../main/core/store/sessions-repo';
 import { event, items, tempDir } from './temp-db';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -53,6 +54,26 @@ const held = (d: Database, session = 's1'): number =>
     d.prepare('SELECT held FROM event_sessions WHERE session = ?').get(session) as
       { held: number } | undefined
   )?.held ?? 0;
+/** The held count another connection sees (the committed state of the file). */
+const committedHeld = (file: string, session: string): number => {
+  const other = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    return held(other, session);
+  } finally {
+    other.close();
+  }
+};
+const touchOf = (session: string, hook: string, nowMs: number): SessionTouch => ({
+  source: 'urn:test:rows',
+  session,
+  agent: 'a',
+  vendor: 'claude-code',
+  cwd: '/p',
+  hook,
+  instructOptIn: false,
+  permissionsOptIn: false,
+  nowMs,
+});
 const ftsRows = (d: Database): number =>
   d.prepare('SELECT count(*) FROM events_fts').pluck().get() as number;
 /** Runs the kill child (fixtures/deferred-kill.ts) over `file` with these ids and steps. */
@@ -262,6 +283,89 @@ describe('deferred commits', () => {
     db = openDb(file, { deferCommits: {} });
     expect(committedIds(file)).toEqual([]);
     expect(readJournal(commitJournalPath(file))).toEqual([]);
+  });
+
+  it('writes a row that many turns touch once before the COMMIT, journals every turn of it, and shows it to a read at once', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
+    const sessions = new SessionsRepo(db);
+    const deferred = deferredCommitOf(db)!;
+    // The sessions' first hooks create their rows (written at once, outside any turn).
+    for (const s of ['s1', 's2']) sessions.touch(touchOf(s, 'SessionStart', 1_000));
+    for (let i = 1; i <= 20; i++) {
+      const s = i % 2 === 1 ? 's1' : 's2';
+      sessions.touch(touchOf(s, `H${i}`, 1_000 + i));
+      await store.admit(items(event({ session: s, seq: i, id: `c${i}` })));
+    }
+    // Twenty turns, each journaling its session row and its count; nothing of them run yet.
+    expect(deferred.stats()).toMatchObject({ turns: 20, later: 40, applied: 0 });
+    expect(committedHeld(file, 's1')).toBe(0);
+    // A read on the connection runs them first: one statement per row, not one per turn.
+    expect(held(db, 's1')).toBe(10);
+    expect(held(db, 's2')).toBe(10);
+    expect(deferred.stats().applied).toBe(4);
+    expect(sessions.get('urn:test:rows', 's1')).toMatchObject({
+      lastHook: 'H19',
+      lastSeenMs: 1_019,
+    });
+    expect(sessions.get('urn:test:rows', 's2')).toMatchObject({
+      lastHook: 'H20',
+      lastSeenMs: 1_020,
+    });
+    // More turns after the read, then the COMMIT runs what they left pending.
+    for (let i = 21; i <= 24; i++) {
+      sessions.touch(touchOf('s1', `H${i}`, 1_000 + i));
+      await store.admit(items(event({ session: 's1', seq: i, id: `c${i}` })));
+    }
+    expect(deferred.stats()).toMatchObject({ later: 48, applied: 4 });
+    store.flush();
+    expect(deferred.stats().applied).toBe(6);
+    expect(committedHeld(file, 's1')).toBe(14);
+    expect(committedHeld(file, 's2')).toBe(10);
+    const other = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(
+        other.prepare("SELECT last_hook, last_seen_ms FROM sessions WHERE session = 's1'").get(),
+      ).toEqual({ last_hook: 'H24', last_seen_ms: 1_024 });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('keeps counting and trimming right when a turn trims a session whose count is still pending', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    const store = new EventStore(db, { maxEventsPerSession: 3 });
+    // A new session past retention in its first turn, then one trimmed turn after another.
+    await store.admit(
+      items(...[1, 2, 3, 4, 5].map((seq) => event({ session: 't1', seq, id: `t${seq}` }))),
+    );
+    expect(held(db, 't1')).toBe(3);
+    for (let seq = 6; seq <= 9; seq++)
+      await store.admit(items(event({ session: 't1', seq, id: `t${seq}` })));
+    await store.admit(items(event({ session: 't2', seq: 1, id: 'u1' })));
+    await store.admit(items(event({ session: 't2', seq: 2, id: 'u2' })));
+    expect(held(db, 't1')).toBe(3);
+    expect(held(db, 't2')).toBe(2);
+    store.flush();
+    expect(committedIds(file)).toEqual(['t7', 't8', 't9', 'u1', 'u2']);
+    expect(committedHeld(file, 't1')).toBe(3);
+    expect(committedHeld(file, 't2')).toBe(2);
+    // The same turns written back from the journal after a crash give the same counts.
+    const child = killedChild(tmp.file('k.db'), 'rows', 'r1', 'r2', 'r3', 'at:s2', 'r4', 'r5');
+    expect(child.signal).toBe('SIGKILL');
+    db.close();
+    db = openDb(tmp.file('k.db'), { deferCommits: {} });
+    expect(held(db, 's1')).toBe(3);
+    expect(held(db, 's2')).toBe(2);
+    const rows = db
+      .prepare('SELECT session, last_hook, last_seen_ms FROM sessions ORDER BY session')
+      .all();
+    expect(rows).toEqual([
+      { session: 's1', last_hook: 'r3', last_seen_ms: 1_003 },
+      { session: 's2', last_hook: 'r5', last_seen_ms: 1_005 },
+    ]);
   });
 
   it('is off unless asked for, and for in-memory databases', () => {
