@@ -1,18 +1,30 @@
 /**
  * The sending side of one WS connection: control frames go out at once (after any event frames
- * queued earlier in the turn, so the consumer sees frames in send order); event frames of one turn
- * reach the socket as one buffer at the end of the turn; replay waits for the socket to drain.
+ * queued earlier, so the consumer sees frames in send order); event frames of one turn reach the
+ * socket as one buffer at the end of the turn, and frames that come faster than one turn every
+ * `COALESCE_MS` wait for the next of those writes (a hook at a time, each in its own turn, would
+ * otherwise cost the daemon one socket write and the consumer one wake-up per event); replay
+ * waits for the socket to drain.
  */
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { corkForTurn } from './corker';
 import { joinForTurn } from './turn-join';
 
+/**
+ * At most one write of event frames per this many ms while they keep coming; a live frame waits at
+ * most twice this beyond its turn. An event after a quiet moment goes out at the end of its turn.
+ */
+export const COALESCE_MS = 2;
+
 /** The outgoing queue and drain waiting of one socket. */
 export class WsOutbox {
   private outbox: Buffer[] = [];
   private outboxBytes = 0;
   private flushQueued = false;
+  /** When the last write of event frames was made (performance.now()). */
+  private lastFlushAt = -Infinity;
+  private flushTimer: NodeJS.Timeout | undefined;
   private drainWaiters: (() => void)[] = [];
   private drainTimer: NodeJS.Timeout | undefined;
 
@@ -45,16 +57,30 @@ export class WsOutbox {
     if (this.isClosed() || this.ws.readyState !== this.ws.OPEN) return;
     this.outbox.push(frame);
     this.outboxBytes += frame.length;
-    if (!this.flushQueued) {
+    // A turn at least COALESCE_MS after the last write writes at its end; until then frames wait
+    // for such a turn, or for the timer when none comes (it never wakes the loop while they flow).
+    const since = performance.now() - this.lastFlushAt;
+    if (since >= COALESCE_MS) {
+      if (this.flushQueued && this.flushTimer === undefined) return;
       this.flushQueued = true;
       process.nextTick(this.flush);
+      return;
     }
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.flushTimer = setTimeout(this.flush, 2 * COALESCE_MS - since);
+    this.flushTimer.unref();
   }
 
   /** Writes the queued event frames now. */
   readonly flush = (): void => {
     this.flushQueued = false;
+    if (this.flushTimer !== undefined) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
     if (this.outboxBytes === 0) return;
+    this.lastFlushAt = performance.now();
     const frames = this.outbox;
     const bytes = this.outboxBytes;
     this.outbox = [];
