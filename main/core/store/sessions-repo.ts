@@ -86,6 +86,22 @@ const toRow = (r: RawRow): SessionRow => ({
   pendingAttention: r.pending_attention,
 });
 
+/** The row with a new last-seen time and hook (every field named: one object shape for all rows). */
+const seenAgain = (r: SessionRow, lastSeenMs: number, lastHook: string): SessionRow => ({
+  source: r.source,
+  session: r.session,
+  agent: r.agent,
+  vendor: r.vendor,
+  cwd: r.cwd,
+  state: r.state,
+  firstSeenMs: r.firstSeenMs,
+  lastSeenMs,
+  lastHook,
+  instructOptIn: r.instructOptIn,
+  permissionsOptIn: r.permissionsOptIn,
+  pendingAttention: r.pendingAttention,
+});
+
 const MAX_CACHED = 10_000;
 const keyOf = (source: string, session: string): string => `${source}\u0000${session}`;
 
@@ -193,7 +209,7 @@ export class SessionsRepo {
       (!t.instructOptIn || before.instructOptIn) &&
       (!t.permissionsOptIn || before.permissionsOptIn)
     ) {
-      const after: SessionRow = { ...before, lastSeenMs: Math.max(before.lastSeenMs, t.nowMs), lastHook: t.hook };
+      const after = seenAgain(before, Math.max(before.lastSeenMs, t.nowMs), t.hook);
       this.remember(key, after);
       this.dirty.set(key, after);
       this.scheduleFlush();
