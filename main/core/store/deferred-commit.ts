@@ -59,7 +59,7 @@ export interface DeferredCommitOptions {
   readonly journalPath: string;
   /** How long the first turn of an open transaction waits at most for its COMMIT (ms, default 10). */
   readonly windowMs?: number;
-  /** The journal size past which the open transaction is committed at the end of the turn (default 4 MiB). */
+  /** The journal size past which the open transaction is committed at the end of the turn (default 1 MiB). */
   readonly maxJournalBytes?: number;
   /** A deferred COMMIT failed (its turns stay in the journal and are tried again). */
   readonly onError?: (error: unknown) => void;
@@ -80,7 +80,8 @@ export interface DeferredCommitStats {
 }
 
 export const DEFAULT_WINDOW_MS = 100;
-export const DEFAULT_MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
+/** Also bounds what an open transaction keeps in memory to write again after a rollback (its turns' writes). */
+export const DEFAULT_MAX_JOURNAL_BYTES = 1024 * 1024;
 
 type Method = 'run' | 'get' | 'all' | 'iterate';
 const METHODS: readonly Method[] = ['run', 'get', 'all', 'iterate'];
