@@ -17,7 +17,7 @@ import type { Claimant } from './claims';
 import { textFrame } from './ws-frame';
 import { parseHello } from './ws-hello';
 import { WsEvents, type WsEventPeer } from './ws-events';
-import { WsOutbox } from './ws-outbox';
+import { WsOutbox, awaited } from './ws-outbox';
 import { parseFrom } from './positions';
 import type { Relay } from './relay';
 import type { TrackedConnection } from './relay-types';
@@ -336,7 +336,11 @@ export class WsConnection implements TrackedConnection, Claimant, WsEventPeer {
   private transportFor(subId: string): DeliveryTransport {
     return {
       bufferedBytes: () => this.out.bufferedBytes(),
-      sendEvent: (rendered) => this.out.sendFrame((rendered.wsFrame ??= textFrame(rendered.json))),
+      sendEvent: (rendered) =>
+        this.out.sendFrame(
+          (rendered.wsFrame ??= textFrame(rendered.json)),
+          awaited(rendered.head.type),
+        ),
       sendReplayExhausted: (session, earliest) =>
         this.send({ type: 'replay-exhausted', sub: subId, session, earliest }),
       drained: () => this.out.drained(),

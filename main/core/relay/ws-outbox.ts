@@ -3,8 +3,9 @@
  * queued earlier, so the consumer sees frames in send order); event frames of one turn reach the
  * socket as one buffer at the end of the turn, and frames that come faster than one turn every
  * `COALESCE_MS` wait for the next of those writes (a hook at a time, each in its own turn, would
- * otherwise cost the daemon one socket write and the consumer one wake-up per event); replay
- * waits for the socket to drain.
+ * otherwise cost the daemon one socket write and the consumer one wake-up per event), except an
+ * event someone waits on (`awaited`: a command's outcome, a request for attention), which goes
+ * at the end of its turn with whatever waits before it; replay waits for the socket to drain.
  */
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
@@ -16,6 +17,14 @@ import { joinForTurn } from './turn-join';
  * most twice this beyond its turn. An event after a quiet moment goes out at the end of its turn.
  */
 export const COALESCE_MS = 2;
+
+/**
+ * Whether an event of `type` is one an operator or a controller waits on, so it never waits for a
+ * coalesced write: the outcomes of a command (`control.*`, its ack within AEP-0004's window) and
+ * requests for attention and their answers (`attention.*`).
+ */
+export const awaited = (type: string): boolean =>
+  type.startsWith('control.') || type.startsWith('attention.');
 
 /** The outgoing queue and drain waiting of one socket. */
 export class WsOutbox {
@@ -53,14 +62,15 @@ export class WsOutbox {
    * beside ws's own sends because the relay never compresses or fragments (ws writes every frame
    * whole and synchronously) and `sendText` flushes this queue before ws writes anything.
    */
-  sendFrame(frame: Buffer): void {
+  sendFrame(frame: Buffer, now = false): void {
     if (this.isClosed() || this.ws.readyState !== this.ws.OPEN) return;
     this.outbox.push(frame);
     this.outboxBytes += frame.length;
     // A turn at least COALESCE_MS after the last write writes at its end; until then frames wait
     // for such a turn, or for the timer when none comes (it never wakes the loop while they flow).
+    // A frame sent `now` goes at the end of its turn, with the ones waiting before it.
     const since = performance.now() - this.lastFlushAt;
-    if (since >= COALESCE_MS) {
+    if (now || since >= COALESCE_MS) {
       if (this.flushQueued && this.flushTimer === undefined) return;
       this.flushQueued = true;
       process.nextTick(this.flush);

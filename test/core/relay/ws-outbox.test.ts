@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
-import { COALESCE_MS, WsOutbox } from '../../../main/core/relay/ws-outbox';
+import { COALESCE_MS, WsOutbox, awaited } from '../../../main/core/relay/ws-outbox';
 
 /** A connection whose socket records what reaches it, one entry per write. */
 function fakeConnection(): { ws: WebSocket; writes: string[] } {
@@ -73,6 +73,24 @@ describe('WsOutbox', () => {
     vi.advanceTimersByTime(4 * COALESCE_MS);
     await endOfTurn();
     expect(writes).toEqual(['a', 'b', 'text:ack']);
+  });
+
+  it('writes an event someone waits on at the end of its turn, with the frames waiting before it', async () => {
+    const { ws, writes } = fakeConnection();
+    const out = new WsOutbox(ws, 1 << 20, () => false);
+    out.sendFrame(frame('a'));
+    await endOfTurn();
+    out.sendFrame(frame('b'));
+    await endOfTurn();
+    expect(writes).toEqual(['a']);
+    out.sendFrame(frame('ack'), awaited('control.accepted'));
+    await endOfTurn();
+    expect(writes).toEqual(['a', 'back']);
+    expect([
+      awaited('control.rejected'),
+      awaited('attention.requested'),
+      awaited('tool.completed'),
+    ]).toEqual([true, true, false]);
   });
 
   it('drops what waits when the connection closed meanwhile', async () => {
