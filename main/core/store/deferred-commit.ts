@@ -57,7 +57,7 @@ import {
 export interface DeferredCommitOptions {
   /** The journal file (created 0600 when absent). */
   readonly journalPath: string;
-  /** How long the first turn of an open transaction waits at most for its COMMIT (ms, default 10). */
+  /** How long the first turn of an open transaction waits at most for its COMMIT (ms, default 100). */
   readonly windowMs?: number;
   /** The journal size past which the open transaction is committed at the end of the turn (default 1 MiB). */
   readonly maxJournalBytes?: number;
@@ -348,24 +348,18 @@ export class DeferredCommit {
    */
   private applyPending(): void {
     if (this.pending.size === 0) return;
-    const writes = [...this.pending.values()];
-    this.pending.clear();
     const recording = this.recording;
     const passthrough = this.passthrough;
     this.recording = null;
     this.passthrough = true;
-    let done = 0;
     try {
-      for (; done < writes.length; done++) writes[done].stmt.run(...writes[done].args);
-    } catch (error) {
-      // The ones that ran are in the transaction; the rest stay pending (never run twice).
-      const rest = [...this.pending];
-      this.pending.clear();
-      writes.slice(done).forEach((w, i) => this.pending.set(`\u0000failed${i}`, w));
-      for (const [key, w] of rest) this.pending.set(key, w);
-      throw error;
+      // Each leaves the queue once it ran: after a throw the rest stay pending (none runs twice).
+      for (const [key, { stmt, args }] of this.pending) {
+        stmt.run(...args);
+        this.pending.delete(key);
+        this.counts.applied++;
+      }
     } finally {
-      this.counts.applied += done;
       this.recording = recording;
       this.passthrough = passthrough;
     }

@@ -24,6 +24,15 @@ function fakeConnection(): { ws: WebSocket; writes: string[] } {
 const endOfTurn = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
 const frame = (text: string): Buffer => Buffer.from(text);
 
+/** An outbox that has just written frame 'a' (so the next frames come soon after a write). */
+async function afterOneWrite(): Promise<{ ws: WebSocket; writes: string[]; out: WsOutbox }> {
+  const { ws, writes } = fakeConnection();
+  const out = new WsOutbox(ws, 1 << 20, () => false);
+  out.sendFrame(frame('a'));
+  await endOfTurn();
+  return { ws, writes, out };
+}
+
 describe('WsOutbox', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
@@ -62,10 +71,7 @@ describe('WsOutbox', () => {
   });
 
   it('writes waiting event frames before a control frame, so the consumer reads them in send order', async () => {
-    const { ws, writes } = fakeConnection();
-    const out = new WsOutbox(ws, 1 << 20, () => false);
-    out.sendFrame(frame('a'));
-    await endOfTurn();
+    const { writes, out } = await afterOneWrite();
     out.sendFrame(frame('b'));
     out.sendText('ack');
     expect(writes).toEqual(['a', 'b', 'text:ack']);
@@ -76,10 +82,7 @@ describe('WsOutbox', () => {
   });
 
   it('writes an event someone waits on at the end of its turn, with the frames waiting before it', async () => {
-    const { ws, writes } = fakeConnection();
-    const out = new WsOutbox(ws, 1 << 20, () => false);
-    out.sendFrame(frame('a'));
-    await endOfTurn();
+    const { writes, out } = await afterOneWrite();
     out.sendFrame(frame('b'));
     await endOfTurn();
     expect(writes).toEqual(['a']);
@@ -94,10 +97,7 @@ describe('WsOutbox', () => {
   });
 
   it('drops what waits when the connection closed meanwhile', async () => {
-    const { ws, writes } = fakeConnection();
-    const out = new WsOutbox(ws, 1 << 20, () => false);
-    out.sendFrame(frame('a'));
-    await endOfTurn();
+    const { ws, writes, out } = await afterOneWrite();
     out.sendFrame(frame('b'));
     (ws as unknown as { readyState: number }).readyState = 3;
     vi.advanceTimersByTime(4 * COALESCE_MS);
