@@ -7,7 +7,10 @@
  * serialize an event, a one-shot SHA-256, a regular expression, one INSERT into an in-memory
  * SQLite table through better-sqlite3) is timed back to back (the floor), then as the first and
  * the second call after the thread slept (`Atomics.wait`, which leaves the CPU idle as
- * `epoll_wait` does) for 0.05, 0.3 and 1 ms.
+ * `epoll_wait` does) for 0.05, 0.3 and 1 ms. The control reads 256 KiB of data, one load per
+ * cache line and almost no code, back to back and first thing after 0.3 ms asleep: when it barely
+ * moves while the work's first call does, what a sleep costs is the state of running code
+ * (instruction caches, branch predictors), not the data caches.
  *
  * BENCH_WAKE_ROUNDS (default 3,000) timed calls per figure.
  */
@@ -62,10 +65,18 @@ function work(): number {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const sleep = (ms: number): void => void Atomics.wait(sleeper, 0, 0, ms);
-const time = (): number => {
+const time = (fn: () => number = work): number => {
   const t = process.hrtime.bigint();
-  work();
+  fn();
   return Number(process.hrtime.bigint() - t) / 1_000;
+};
+
+/** The control: data alone, no code to speak of (one load per 64-byte line of 256 KiB). */
+const data = new Float64Array(32 * 1024);
+const readData = (): number => {
+  let sum = 0;
+  for (let i = 0; i < data.length; i += 8) sum += data[i];
+  return sum;
 };
 const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
@@ -90,5 +101,17 @@ for (const ms of SLEEPS_MS) {
   figures[`after ${ms} ms asleep: first call ÷ floor`] = round(a / floor);
   figures[`after ${ms} ms asleep: second call ÷ floor`] = round(b / floor);
 }
+for (let i = 0; i < 2_000; i++) readData();
+const dataWarm: number[] = [];
+const dataFirst: number[] = [];
+for (let i = 0; i < ROUNDS; i++) dataWarm.push(time(readData));
+for (let i = 0; i < ROUNDS; i++) {
+  sleep(0.3);
+  dataFirst.push(time(readData));
+}
+figures['control, 256 KiB of data read: back to back µs'] = round(median(dataWarm));
+figures['control, 256 KiB of data read: first call after 0.3 ms asleep ÷ back to back'] = round(
+  median(dataFirst) / median(dataWarm),
+);
 db.close();
 report('code run right after a sleep (medians)', figures);
