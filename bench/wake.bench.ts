@@ -16,7 +16,7 @@
  */
 import { hash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { report } from './bench-lib';
+import { percentile, report } from './bench-lib';
 
 const ROUNDS = Number(process.env.BENCH_WAKE_ROUNDS ?? 3_000);
 const SLEEPS_MS = [0.05, 0.3, 1];
@@ -78,7 +78,11 @@ const readData = (): number => {
   for (let i = 0; i < data.length; i += 8) sum += data[i];
   return sum;
 };
-const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]): number =>
+  percentile(
+    xs.sort((a, b) => a - b),
+    50,
+  );
 const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 
 for (let i = 0; i < 20_000; i++) work(); // warm: every function optimized
