@@ -233,6 +233,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     const listenPort = options.port ?? settings.get('server.port');
     let port = listenPort;
     const lastHook: Partial<Record<VendorId, string>> = {};
+    const barriers = new Set<() => void | Promise<void>>();
     const context: DaemonContext = {
       installerHost: options.installerHost,
       settingOverrides: options.settingOverrides ?? {},
@@ -260,15 +261,35 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         lastHook[vendor] = time ?? new Date().toISOString();
       },
       lastHooks: () => ({ ...lastHook }),
+      beforeRequest: (barrier) => {
+        barriers.add(barrier);
+        return () => {
+          barriers.delete(barrier);
+        };
+      },
     };
 
+    /** Runs every request barrier; what a request waits for, or undefined when nothing is owed. */
+    const runBarriers = (): Promise<unknown> | undefined => {
+      let owed: Promise<unknown>[] | undefined;
+      for (const barrier of barriers) {
+        const pending = barrier();
+        if (pending !== undefined) (owed ??= []).push(pending);
+      }
+      return owed === undefined ? undefined : Promise.all(owed);
+    };
     disposers.push(
-      registerRelayRoutes(routes, relay, {
-        agent: 'aep-companion',
-        get instance() {
-          return `127.0.0.1:${port}/${process.pid}`;
+      registerRelayRoutes(
+        routes,
+        relay,
+        {
+          agent: 'aep-companion',
+          get instance() {
+            return `127.0.0.1:${port}/${process.pid}`;
+          },
         },
-      }),
+        () => void runBarriers(),
+      ),
     );
     disposers.push(
       routes.register({
@@ -315,6 +336,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       tokenlessWatch: () => settings.get('security.tokenlessWatch'),
       onRefusal,
       onFault: (request, error) => relay.recordFault('api', request, error),
+      beforeRequest: runBarriers,
     });
     url = server.url;
     port = server.port;

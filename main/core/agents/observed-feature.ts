@@ -14,7 +14,9 @@ import { vendorsApi } from '../api/vendors-api';
 import type { DaemonContext, Disposer, Feature } from '../daemon-context';
 import { createLogger } from '../logger';
 import { EpochsRepo } from '../store/epochs-repo';
+import { IntakeLog } from '../store/intake-log';
 import { openAttentionLookup } from '../store/open-attention';
+import { turnCommitOf } from '../store/turn-commit';
 import { acquireAgentPorts } from './agent-ports';
 import type { KillSwitch } from './steering/kill-switch';
 import { PermissionLoop, realScheduler, type Scheduler } from './steering/permission-loop';
@@ -24,6 +26,7 @@ import type { Clock } from './steering/steering-types';
 import { clineHubDiscoveryPath } from '../../../common/cline';
 import { ClineHub } from './observed/cline-hub/cline-hub';
 import { commandRouter } from './observed/command-router';
+import { HookIntake, hookIntakePath } from './observed/hook-intake';
 import { hookRoute } from './observed/hook-routes';
 import { HookService } from './observed/hook-service';
 import { SessionTracker } from './observed/session-tracker';
@@ -40,6 +43,10 @@ export interface HooksFeatureOptions {
   readonly schedule?: Scheduler;
   /** How often idle sessions are swept (default: a quarter of the idle expiry, at most a minute); 0 disables the timer. */
   readonly sweepEveryMs?: number;
+  /** The hook intake's log (default `<database>-hooks`). */
+  readonly intakePath?: string;
+  /** How long a plain hook call waits at most for its batch (ms, default 20). */
+  readonly intakeWindowMs?: number;
   /** Receives the running parts (tests drive the sweeps and read the engine). */
   readonly onReady?: (parts: HooksParts) => void;
 }
@@ -52,6 +59,8 @@ export interface HooksParts {
   readonly killSwitch: KillSwitch;
   readonly service: HookService;
   readonly emitters: ReadonlyMap<VendorId, VendorEmitter>;
+  /** The hook intake (null on an in-memory database). */
+  readonly intake: HookIntake | null;
   /** Runs the idle sweeps now (what the timer does). */
   sweep(): void;
 }
@@ -63,8 +72,11 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     // Kill switch, acks, durable log, audit sink and repositories: shared with the launched transport.
     // Their clock is the injected one when a test gives it (one daemon, one clock), else wall time.
     const lease = acquireAgentPorts(ctx, options.clock);
-    const { clock, audit, sessions, steeringRepo, acks, killSwitch, durable } = lease.ports;
+    const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable } = lease.ports;
     const epochs = new EpochsRepo(ctx.db);
+    // A call the intake took is handled later at the time it came: this feature's clock reads it then.
+    let takenAt: number | undefined;
+    const clock = (): number => takenAt ?? portsClock();
 
     const emitters = new Map<VendorId, VendorEmitter>();
     const lastSeq = ctx.db.prepare(
@@ -146,6 +158,32 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     });
     const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
 
+    // Plain hook calls are answered once durable and handled in batches (hook-intake.ts); an
+    // in-memory database has no file to keep them in, and handles every call at once.
+    const intakeFile = ctx.db.memory ? null : options.intakePath ?? hookIntakePath(ctx.db.name);
+    const opened = intakeFile === null ? null : IntakeLog.open(ctx.db, 'hooks', intakeFile);
+    const intake =
+      opened === null
+        ? null
+        : new HookIntake({
+            log: opened.log,
+            plainReply: (vendor, payload) => service.plainReply(vendor, payload),
+            handle: (vendor, payload, at) => {
+              takenAt = at;
+              try {
+                return service.handle(vendor, payload, { instruct: false, permissions: false });
+              } finally {
+                takenAt = undefined;
+              }
+            },
+            commitNow: () => turnCommitOf(ctx.db).commit(),
+            clock,
+            logger: log,
+            windowMs: options.intakeWindowMs,
+            isVendor: isVendorId,
+          });
+    if (intake !== null) service.setIntakeDrain(() => void intake.drain());
+
     const unsubscribers: (() => void)[] = [];
     // Sessions of other AEP emitters (POST /events, WS emitters) join the sessions list as they are admitted.
     unsubscribers.push(
@@ -167,6 +205,8 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     tracker.restore();
     // Permission hooks a crashed daemon held are gone with it: their requests are dismissed.
     permissions.reconcile();
+    // Calls a previous run answered and never handled are handled now, before anything new.
+    if (intake !== null && opened !== null) intake.recover(opened.unconsumed);
 
     unsubscribers.push(
       killSwitch.onFlip((enabled, by) => {
@@ -189,7 +229,9 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const disposers: Disposer[] = [
       // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
       provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock }),
-      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, new Date(clock()).toISOString()))),
+      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, new Date(clock()).toISOString()), intake)),
+      // Whatever else the listener serves sees every answered call's events and session rows.
+      ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),
       ctx.api.register({
         ...steeringApi(killSwitch),
         ...sessionsApi(sessions),
@@ -197,7 +239,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
         ...instructionsApi(steeringRepo),
       }),
     ];
-    options.onReady?.({ engine, tracker, permissions, killSwitch, service, emitters, sweep });
+    options.onReady?.({ engine, tracker, permissions, killSwitch, service, emitters, intake, sweep });
 
     return async () => {
       if (timer) clearInterval(timer);
@@ -207,6 +249,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       // Held hooks are dismissed (committed) and freed with an empty reply: the vendors fall back to their own dialogs.
       await permissions.close();
       for (const dispose of disposers.reverse()) await dispose();
+      await intake?.close();
       // Hooks already being handled finish (their events committed) before the emitters close.
       await service.settled();
       await engine.handoversSettled();

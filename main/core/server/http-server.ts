@@ -48,6 +48,11 @@ export interface HttpServerOptions {
   readonly onRefusal?: (record: RefusalRecord) => void;
   /** A handler threw (answered 500 or cut); the daemon logs and audits it (bounded). */
   readonly onFault?: (request: string, error: unknown) => void;
+  /**
+   * Runs before any request or upgrade is served, except on the direct lane (whose routes run it
+   * themselves when they need it): the hook intake's waiting calls are handled first.
+   */
+  readonly beforeRequest?: () => Promise<unknown> | undefined;
   /** Whether simple requests to routes with a `direct` handler take the direct lane (default true). */
   readonly directLane?: boolean;
 }
@@ -226,6 +231,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     const ctx: RequestContext = new HandlerContext(target, principal.value, params);
     try {
+      const owed = options.beforeRequest?.();
+      if (owed !== undefined) await owed;
       await route.handler!(req, res, ctx);
     } catch (e) {
       log.error('handler failed', {
@@ -279,6 +286,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       });
     }
     try {
+      void options.beforeRequest?.();
       route.upgrade!(req, socket, head, { url, principal: principal.value, params });
     } catch (e) {
       log.error('upgrade failed', { path, error: (e as Error).stack ?? String(e) });

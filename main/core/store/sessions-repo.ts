@@ -261,6 +261,11 @@ export class SessionsRepo {
     }
   }
 
+  /** One session, or null: from the rows kept in memory when it is there, else as `get`. */
+  cached(source: string, session: string): SessionRow | null {
+    return this.cache.get(keyOf(source, session)) ?? this.get(source, session);
+  }
+
   /** One session, or null. */
   get(source: string, session: string): SessionRow | null {
     this.flush();

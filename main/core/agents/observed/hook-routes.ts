@@ -12,6 +12,7 @@ import type { ServerResponse } from 'node:http';
 import type { Handover } from '../steering/steering-engine';
 import type { HangUp } from '../steering/steering-types';
 import type { HookService } from './hook-service';
+import type { HookIntake } from './hook-intake';
 
 /** Largest hook payload taken (tool results can be large; beyond this the vendor gets a 413 and proceeds). */
 export const MAX_HOOK_BODY = 16 << 20;
@@ -126,7 +127,11 @@ async function answer(
  * HTTP hook on a kept-alive connection) is answered on the listener's direct lane; the others
  * (a chunked body, a body over the lane's limit) through node:http, with the same outcome.
  */
-export function hookRoute(service: HookService, onHook: (vendor: VendorId) => void = () => undefined): HttpRoute {
+export function hookRoute(
+  service: HookService,
+  onHook: (vendor: VendorId) => void = () => undefined,
+  intake: HookIntake | null = null,
+): HttpRoute {
   return {
     method: 'POST',
     path: '/hooks/:vendor',
@@ -143,15 +148,27 @@ export function hookRoute(service: HookService, onHook: (vendor: VendorId) => vo
       ),
     direct: {
       limit: MAX_HOOK_BODY,
-      handler: (request, reply, ctx) =>
-        answer(
-          service,
-          onHook,
-          ctx.params.vendor,
-          () => parseJsonBytes(request.body),
-          request.target.includes('?') ? ctx.url.searchParams : null,
-          new LaneReply(reply),
-        ),
+      handler: (request, reply, ctx) => {
+        const vendor = ctx.params.vendor;
+        const query = request.target.includes('?') ? ctx.url.searchParams : null;
+        const body = parseJsonBytes(request.body);
+        // A plain call (no query: no opt-in) is answered once the intake has it durable.
+        let report = onHook;
+        if (intake !== null && query === null && body.ok && isVendorId(vendor)) {
+          report = () => undefined;
+          try {
+            onHook(vendor);
+            const plain = intake.take(vendor, request.body, body.value);
+            if (plain !== null) {
+              reply.json(200, plain);
+              return;
+            }
+          } catch (error) {
+            service.failed(vendor, null, null, error);
+          }
+        }
+        return answer(service, report, vendor, () => body, query, new LaneReply(reply));
+      },
     },
   };
 }

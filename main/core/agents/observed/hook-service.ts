@@ -46,11 +46,34 @@ export interface HookServiceDeps {
 /** Handles hook calls for every vendor. */
 export class HookService {
   private readonly running = new Set<Promise<HookOutcome>>();
+  /** Handles the calls the intake took before this one (hook-intake.ts), so a session's calls are handled in order. */
+  private drainIntake: () => void = () => undefined;
 
   constructor(private readonly deps: HookServiceDeps) {}
 
+  /** Sets what handles the intake's waiting calls before any other call is handled. */
+  setIntakeDrain(drain: () => void): void {
+    this.drainIntake = drain;
+  }
+
+  /**
+   * The reply of a plain call (hook-intake.ts): the vendor's empty reply when nothing but the
+   * payload being a hook call decides the reply (no opt-in on the call or its session, a payload
+   * the adapter parses, a confirmed session, not doctor's hook); null otherwise.
+   */
+  plainReply(vendor: VendorId, payload: unknown): HookReply | null {
+    const adapter = this.deps.adapter(vendor);
+    const parsed = adapter.parse(payload);
+    if (!parsed.ok) return null;
+    const call = parsed.value;
+    if (call.session === DOCTOR_SESSION || call.sessionUnconfirmed === true) return null;
+    if (this.deps.tracker.optedIn(vendor, call.session)) return null;
+    return adapter.emptyReply();
+  }
+
   /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
   async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+    this.drainIntake();
     const run = this.handleCall(vendor, payload, optIns, hangUp);
     this.running.add(run);
     try {

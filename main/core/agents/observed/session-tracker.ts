@@ -60,6 +60,12 @@ export class SessionTracker {
     return after;
   }
 
+  /** True when this vendor session opted in to steering or the permission loop (either sticks to the session). */
+  optedIn(vendor: VendorId, session: string): boolean {
+    const row = this.deps.sessions.cached(sessionSource(vendor, session), session);
+    return row !== null && (row.instructOptIn || row.permissionsOptIn);
+  }
+
   /** True when the sessions table already has this vendor session (any state). */
   known(vendor: VendorId, session: string): boolean {
     return this.deps.sessions.get(sessionSource(vendor, session), session) !== null;

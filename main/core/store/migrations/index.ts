@@ -12,6 +12,7 @@ import { inputReceiptsMigration } from './0100-input-receipts';
 import { appendIndexesMigration } from './0110-append-indexes';
 import { sessionOrderMigration } from './0120-session-order';
 import { commitJournalMigration } from './0130-commit-journal';
+import { intakeMarksMigration } from './0140-intake-marks';
 
 export type { Migration } from './migration';
 
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   appendIndexesMigration,
   sessionOrderMigration,
   commitJournalMigration,
+  intakeMarksMigration,
 ];

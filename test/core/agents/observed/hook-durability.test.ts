@@ -92,4 +92,44 @@ describe('hook replies are durable', () => {
     }
     expect(replied.filter((session) => !stored.has(session))).toEqual([]);
   });
+
+  it('loses no call the hook intake answered and had not handled yet when the daemon is killed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
+    dirs.push(dir);
+    const dataDir = join(dir, 'data');
+    const s = spawnServe(['--port', '0', '--data-dir', dataDir]);
+    children.push(s);
+    const url = await ready(s);
+    const token = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const replied: string[] = [];
+    // Plain calls, one after the other; the kill comes inside the last reply's handler, well inside
+    // the intake's batch window, so that call at least is answered and not handled yet.
+    for (const session of ['taken-1', 'taken-2', 'taken-3']) {
+      const last = session === 'taken-3';
+      await postHook(url, token, agent, { hook_event_name: 'SessionStart', session_id: session, cwd: '/work', source: 'startup' }, true, (code) => {
+        if (code !== 200) return;
+        replied.push(session);
+        if (last) s.child.kill('SIGKILL');
+      });
+    }
+    agent.destroy();
+    expect(await s.exited).toBe('SIGKILL');
+    expect(replied).toEqual(['taken-1', 'taken-2', 'taken-3']);
+
+    const again = spawnServe(['--port', '0', '--data-dir', dataDir]);
+    children.push(again);
+    await ready(again);
+    again.child.kill('SIGTERM');
+    await again.exited;
+    const db = new BetterSqlite3(join(dataDir, 'companion.db'), { readonly: true });
+    try {
+      const stored = (db.prepare(`SELECT DISTINCT session FROM events WHERE session LIKE 'taken-%' ORDER BY session`).all() as { session: string }[]).map((r) => r.session);
+      expect(stored).toEqual(replied);
+      const sessions = (db.prepare(`SELECT session FROM sessions WHERE session LIKE 'taken-%' ORDER BY session`).all() as { session: string }[]).map((r) => r.session);
+      expect(sessions).toEqual(replied);
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -56,7 +56,9 @@ export interface HooksDaemon {
 }
 
 /** Starts a daemon with only the hooks feature, in `dataDir` (a fresh temp dir when absent). */
-export async function startHooksDaemon(options: { dataDir?: string; clock?: TestClock; scheduler?: ManualScheduler } = {}): Promise<HooksDaemon> {
+export async function startHooksDaemon(
+  options: { dataDir?: string; clock?: TestClock; scheduler?: ManualScheduler; intakeWindowMs?: number } = {},
+): Promise<HooksDaemon> {
   const dataDir = options.dataDir ?? join(mkdtempSync(join(tmpdir(), 'aep-hooks-')), 'data');
   let parts: HooksParts | undefined;
   const daemon = await startDaemon({
@@ -67,6 +69,7 @@ export async function startHooksDaemon(options: { dataDir?: string; clock?: Test
         clock: options.clock?.read,
         schedule: options.scheduler?.schedule,
         sweepEveryMs: 0,
+        intakeWindowMs: options.intakeWindowMs,
         onReady: (p) => {
           parts = p;
         },

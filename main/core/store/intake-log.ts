@@ -1,0 +1,206 @@
+/**
+ * An intake log: inputs made durable as they came, before anything is derived from them. A caller
+ * that must acknowledge an input at once, and can derive its rows later, appends the input's
+ * bytes here (one positioned write, survives a kill -9 as the commit journal does) and replies;
+ * its consumer processes the records later in a batch, and marks the last one it processed with
+ * `consumed`: the mark (table `intake_marks`, migration 0140) is written in the same group commit
+ * as the rows derived from the records (turn-commit.ts), so they are durable together. At open,
+ * the records past the mark are handed back to be processed again: each acknowledged input is
+ * processed once, in order, across a crash.
+ *
+ * A record is a 16-byte head (u32 length of the body, u32 CRC-32 of the rest, f64 sequence) and
+ * its body. The file is written from its start again once every record in it is consumed and the
+ * mark is durable; a reader takes records while each sequence follows the one before, so what an
+ * older generation left behind is never read, and a torn last record (a write cut by a power
+ * loss, never acknowledged) ends the log.
+ */
+import { closeSync, constants, openSync, readFileSync, writevSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { Database, Statement } from 'better-sqlite3';
+import { deferredCommitOf } from './deferred-commit';
+import { turnCommitOf, type TurnWriter } from './turn-commit';
+
+const HEAD = 16;
+/** Past this position, a durable mark moves the records not consumed yet to the file's start. */
+const REWIND_AT = 1024 * 1024;
+/** Largest record body taken (a larger input is handled without the log). */
+export const MAX_INTAKE_RECORD = 64 * 1024 * 1024;
+
+/** A record read back at open: its sequence and body. */
+export interface IntakeRecord {
+  readonly seq: number;
+  readonly body: Buffer;
+}
+
+/** A record as read: also its head, so it can be written again unchanged. */
+interface ReadRecord extends IntakeRecord {
+  readonly head: Buffer;
+}
+
+/** A record written and not yet covered by a durable mark: its sequence and its bytes as written. */
+interface Kept {
+  readonly seq: number;
+  readonly bytes: readonly Buffer[];
+}
+
+/** The records of `bytes` that follow one another from the start (the log's valid prefix), and where they end. */
+export function readIntake(bytes: Buffer): { records: ReadRecord[]; end: number } {
+  const records: ReadRecord[] = [];
+  let at = 0;
+  let last: number | undefined;
+  while (at + HEAD <= bytes.length) {
+    const length = bytes.readUInt32LE(at);
+    if (length > MAX_INTAKE_RECORD || at + HEAD + length > bytes.length) break;
+    if (crc32(bytes.subarray(at + 8, at + HEAD + length)) !== bytes.readUInt32LE(at + 4)) break;
+    const seq = bytes.readDoubleLE(at + 8);
+    if (!Number.isSafeInteger(seq) || seq < 1 || (last !== undefined && seq !== last + 1)) break;
+    records.push({ seq, body: Buffer.from(bytes.subarray(at + HEAD, at + HEAD + length)), head: Buffer.from(bytes.subarray(at, at + HEAD)) });
+    last = seq;
+    at += HEAD + length;
+  }
+  return { records, end: at };
+}
+
+/** One intake log and its mark. */
+export class IntakeLog implements TurnWriter {
+  private fd: number;
+  /** Where the next record goes. */
+  private at: number;
+  /** The last sequence written. */
+  private seq: number;
+  /** The last sequence consumed (its mark queued or written). */
+  private consumedSeq: number;
+  /** The sequence the mark being written holds. */
+  private marking = 0;
+  /** The records past the durable mark, in order (what a rewind writes again at the start). */
+  private kept: Kept[];
+  private readonly markStmt: Statement;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly name: string,
+    path: string,
+    mark: number,
+    last: number,
+    end: number,
+    unconsumed: readonly ReadRecord[],
+  ) {
+    this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    this.seq = last;
+    this.consumedSeq = mark;
+    this.marking = mark;
+    this.kept = unconsumed.map((r) => ({ seq: r.seq, bytes: [r.head, r.body] }));
+    // Nothing left to consume: the next generation starts at the file's beginning.
+    this.at = last <= mark ? 0 : end;
+    this.markStmt = db.prepare(
+      'INSERT INTO intake_marks (name, seq) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET seq = max(seq, excluded.seq)',
+    );
+  }
+
+  /**
+   * Opens the log `name` at `path` (created 0600 when absent) over `db` (migrated): the log, and
+   * the records past its mark, to be processed again before anything new.
+   */
+  static open(db: Database, name: string, path: string): { log: IntakeLog; unconsumed: IntakeRecord[] } {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      bytes = Buffer.alloc(0);
+    }
+    const row = db.prepare('SELECT seq FROM intake_marks WHERE name = ?').get(name) as { seq: number } | undefined;
+    const mark = row?.seq ?? 0;
+    const { records, end } = readIntake(bytes);
+    const last = Math.max(mark, records.length > 0 ? records[records.length - 1].seq : 0);
+    const unconsumed = records.filter((r) => r.seq > mark);
+    return { log: new IntakeLog(db, name, path, mark, last, end, unconsumed), unconsumed };
+  }
+
+  /** Appends `parts` as one record; returns its sequence once it is written (throws when it cannot be). */
+  append(parts: readonly Buffer[]): number {
+    if (this.fd < 0) throw new Error(`intake log ${this.name} is closed`);
+    let length = 0;
+    for (const p of parts) length += p.length;
+    if (length > MAX_INTAKE_RECORD) throw new Error(`intake log ${this.name}: a record of ${length} bytes is over the limit`);
+    const seq = this.seq + 1;
+    const head = Buffer.allocUnsafe(HEAD);
+    head.writeUInt32LE(length, 0);
+    head.writeDoubleLE(seq, 8);
+    let crc = crc32(head.subarray(8));
+    for (const p of parts) crc = crc32(p, crc);
+    head.writeUInt32LE(crc, 4);
+    const bytes = [head, ...parts];
+    this.writeAt(bytes, HEAD + length, this.at);
+    this.at += HEAD + length;
+    this.seq = seq;
+    this.kept.push({ seq, bytes });
+    return seq;
+  }
+
+  /** The records up to `seq` are processed: their mark joins this turn's group commit. */
+  consumed(seq: number): void {
+    if (seq <= this.consumedSeq) return;
+    this.consumedSeq = seq;
+    turnCommitOf(this.db).schedule(this);
+  }
+
+  /** The mark's write, inside the turn's transaction (TurnWriter). */
+  write(): void {
+    this.marking = this.consumedSeq;
+    const deferred = deferredCommitOf(this.db);
+    // Nothing reads the mark before a restart: on a deferred connection it is written once per COMMIT.
+    if (deferred?.inTurn === true) deferred.later(`intake\u0000${this.name}`, this.markStmt, [this.name, this.marking]);
+    else this.markStmt.run(this.name, this.marking);
+  }
+
+  /**
+   * The mark is durable: when it covers every record written, the next one starts the file over;
+   * past `REWIND_AT`, the few records it does not cover yet are written again at the start (same
+   * sequences, in order), so a log under steady load stays small too.
+   */
+  settle(): void {
+    let covered = 0;
+    while (covered < this.kept.length && this.kept[covered].seq <= this.marking) covered++;
+    if (covered > 0) this.kept = this.kept.slice(covered);
+    if (this.kept.length === 0) {
+      this.at = 0;
+      return;
+    }
+    if (this.at < REWIND_AT) return;
+    const bytes = this.kept.flatMap((k) => k.bytes);
+    let length = 0;
+    for (const b of bytes) length += b.length;
+    // Only when the records fit before where they are now: a rewind never overwrites them.
+    if (length > this.at - length) return;
+    try {
+      this.writeAt(bytes, length, 0);
+      this.at = length;
+    } catch {
+      // The records are still where they were: the log keeps growing until the next rewind.
+    }
+  }
+
+  /** Writes `bytes` (`length` in all) at `position`, in full, or throws. */
+  private writeAt(bytes: readonly Buffer[], length: number, position: number): void {
+    const written = writevSync(this.fd, bytes as Buffer[], position);
+    // A short write to a regular file means the disk is full: the record is torn, and ignored.
+    if (written !== length)
+      throw Object.assign(new Error(`intake log ${this.name}: wrote ${written} of ${length} bytes`), { code: 'SQLITE_FULL' });
+  }
+
+  /** The mark could not be written: it is written again with the next one (the records stay past it until then). */
+  recover(): void {
+    this.consumedSeq = Math.min(this.consumedSeq, this.marking - 1);
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Closed already.
+    }
+    this.fd = -1;
+  }
+}

@@ -1,0 +1,76 @@
+/** The hook intake's batching on its own: a full batch goes after its turn's replies; a short one waits for the window. */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { isVendorId } from '../../../../common/vendors';
+import { HookIntake } from '../../../../main/core/agents/observed/hook-intake';
+import type { IntakeLog } from '../../../../main/core/store/intake-log';
+import { createLogger } from '../../../../main/core/logger';
+
+function intake(maxBatch: number, windowMs: number, failAppend = false) {
+  let seq = 0;
+  const consumed: number[] = [];
+  const handled: { payload: unknown; at: number }[] = [];
+  const log = {
+    append: () => {
+      if (failAppend) throw new Error('disk full');
+      return ++seq;
+    },
+    consumed: (s: number) => consumed.push(s),
+    close: () => undefined,
+  } as unknown as IntakeLog;
+  let now = 1_000;
+  const it = new HookIntake({
+    log,
+    plainReply: (_vendor, payload) => ((payload as { plain?: boolean }).plain === false ? null : {}),
+    handle: async (_vendor, payload, at) => {
+      handled.push({ payload, at });
+    },
+    commitNow: () => undefined,
+    clock: () => now++,
+    logger: createLogger('test'),
+    windowMs,
+    maxBatch,
+    isVendor: isVendorId,
+  });
+  return { it, consumed, handled };
+}
+
+describe('hook intake batches', () => {
+  it('handles a full batch right after the turn that filled it, in order, at the times the calls came', async () => {
+    const { it: i, consumed, handled } = intake(3, 600_000);
+    for (const n of [1, 2, 3]) expect(i.take('claude-code', Buffer.from('{}'), { n })).toEqual({});
+    expect(handled).toEqual([]);
+    await nextTurn();
+    expect(handled).toEqual([
+      { payload: { n: 1 }, at: 1_000 },
+      { payload: { n: 2 }, at: 1_001 },
+      { payload: { n: 3 }, at: 1_002 },
+    ]);
+    expect(consumed).toEqual([3]);
+    expect(i.waiting).toBe(0);
+  });
+
+  it('leaves a short batch for its window', async () => {
+    const { it: i, handled } = intake(3, 30);
+    i.take('claude-code', Buffer.from('{}'), { n: 1 });
+    await nextTurn();
+    expect(handled).toEqual([]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(handled.map((h) => h.payload)).toEqual([{ n: 1 }]);
+  });
+
+  it('takes nothing that is not plain, nor what it could not make durable', () => {
+    expect(intake(3, 600_000).it.take('claude-code', Buffer.from('{}'), { plain: false })).toBeNull();
+    const failing = intake(3, 600_000, true);
+    expect(failing.it.take('claude-code', Buffer.from('{}'), { n: 1 })).toBeNull();
+    expect(failing.it.waiting).toBe(0);
+  });
+
+  it('hands back what it took when closed, and takes no more', async () => {
+    const { it: i, handled } = intake(3, 600_000);
+    i.take('claude-code', Buffer.from('{}'), { n: 1 });
+    await i.close();
+    expect(handled.map((h) => h.payload)).toEqual([{ n: 1 }]);
+    expect(i.take('claude-code', Buffer.from('{}'), { n: 2 })).toBeNull();
+  });
+});
