@@ -42,18 +42,33 @@ function postHook(url: string, token: string, agent: Agent, payload: unknown, la
   });
 }
 
+/** A `serve` child on a fresh data directory: the directory, the child, its URL and its hook token. */
+async function startServe(): Promise<{ dataDir: string; s: ServeChild; url: string; token: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
+  dirs.push(dir);
+  const dataDir = join(dir, 'data');
+  const s = spawnServe(['--port', '0', '--data-dir', dataDir]);
+  children.push(s);
+  const url = await ready(s);
+  const token = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
+  return { dataDir, s, url, token };
+}
+
+/** Starts `serve` on `dataDir` again (it recovers what the killed run left) and stops it cleanly. */
+async function restartAndStop(dataDir: string): Promise<void> {
+  const again = spawnServe(['--port', '0', '--data-dir', dataDir]);
+  children.push(again);
+  await ready(again);
+  again.child.kill('SIGTERM');
+  await again.exited;
+}
+
 describe('hook replies are durable', () => {
   it.each([
     ['the direct lane', true],
     ['node:http', false],
   ])('loses no hook whose reply was sent when the daemon is killed with SIGKILL inside a reply handler (%s)', async (_way, lane) => {
-    const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
-    dirs.push(dir);
-    const dataDir = join(dir, 'data');
-    const s = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(s);
-    const url = await ready(s);
-    const token = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
+    const { dataDir, s, url, token } = await startServe();
     const agent = new Agent({ keepAlive: true, maxSockets: 16 });
     const replied: string[] = [];
     const burst = 320;
@@ -78,11 +93,7 @@ describe('hook replies are durable', () => {
     expect(replied.length).toBeGreaterThanOrEqual(killAt);
 
     // Restart on the same data directory (the lock died with the process), then read the store.
-    const again = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(again);
-    await ready(again);
-    again.child.kill('SIGTERM');
-    await again.exited;
+    await restartAndStop(dataDir);
     const db = new BetterSqlite3(join(dataDir, 'companion.db'), { readonly: true });
     let stored: Set<string>;
     try {
@@ -94,13 +105,7 @@ describe('hook replies are durable', () => {
   });
 
   it('loses no call the hook intake answered and had not handled yet when the daemon is killed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
-    dirs.push(dir);
-    const dataDir = join(dir, 'data');
-    const s = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(s);
-    const url = await ready(s);
-    const token = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
+    const { dataDir, s, url, token } = await startServe();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const replied: string[] = [];
     // Plain calls, one after the other; the kill comes inside the last reply's handler, well inside
@@ -117,11 +122,7 @@ describe('hook replies are durable', () => {
     expect(await s.exited).toBe('SIGKILL');
     expect(replied).toEqual(['taken-1', 'taken-2', 'taken-3']);
 
-    const again = spawnServe(['--port', '0', '--data-dir', dataDir]);
-    children.push(again);
-    await ready(again);
-    again.child.kill('SIGTERM');
-    await again.exited;
+    await restartAndStop(dataDir);
     const db = new BetterSqlite3(join(dataDir, 'companion.db'), { readonly: true });
     try {
       const stored = (db.prepare(`SELECT DISTINCT session FROM events WHERE session LIKE 'taken-%' ORDER BY session`).all() as { session: string }[]).map((r) => r.session);
