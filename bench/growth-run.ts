@@ -327,7 +327,8 @@ try {
   subscriber.close();
 
   // 2a. Replay a session at a time (`measureReplay`); the floor is one raw better-sqlite3
-  // statement per session reading the same rows' JSON in the same order.
+  // statement per session reading the same rows' JSON in the same order, all of a session's rows
+  // in one `all()` (the faster of a raw read's two ways: stepping an iterator costs more per row).
   const store = daemon.context.eventStore;
   const floorStmt = daemon.context.db
     .prepare('SELECT json FROM events WHERE session = ? ORDER BY ord_epoch, ord_seq, ord_tie, n')
@@ -335,7 +336,7 @@ try {
   const perSession = await measureReplay(
     () => {
       let rows = 0;
-      for (const session of store.heldSessions()) for (const _ of floorStmt.iterate(session)) rows++;
+      for (const session of store.heldSessions()) rows += floorStmt.all(session).length;
       return rows;
     },
     () => store.heldSessions().map((session) => store.replayPages(session, null)),

@@ -96,9 +96,18 @@ class StoredRow implements StoredEvent {
 
 /** Rows read per replay page unless the store is told otherwise. */
 export const DEFAULT_REPLAY_PAGE_SIZE = 1_000;
-/** A page stops early once its read has taken this long (checked every few rows). */
+/**
+ * How long one page's read may hold the event loop. A page is read in one `all()` call (a fifth
+ * cheaper per row than stepping an iterator), which cannot stop early, so its row limit is set
+ * from the read rate of the pages before it: half the budget's worth of rows, so a page that
+ * reads twice as slowly as the last still ends within it.
+ */
 export const PAGE_BUDGET_MS = 10;
-const BUDGET_CHECK_EVERY = 32;
+const PAGE_TARGET_MS = PAGE_BUDGET_MS / 2;
+/** The fewest rows a page asks for (unless the page size is smaller), however slow the reads. */
+const MIN_PAGE_ROWS = 32;
+/** The read time per row assumed before any page was read (ms): 100 rows for the first page. */
+const FIRST_MS_PER_ROW = PAGE_TARGET_MS / 100;
 /**
  * Rows per page of the replay-all pass. Its rows are read in row-number order, a table page at a
  * time, so a page of them takes about a millisecond; it is read with `all()` (a third cheaper per
@@ -121,6 +130,8 @@ export class EventReplay {
   private readonly heldRowsStmt: Statement;
   private readonly topStmt: Statement;
   private readonly disorderedStmt: Statement;
+  /** The recent read time per row of session replay pages (ms), which sizes the next page. */
+  private msPerRow = FIRST_MS_PER_ROW;
 
   constructor(
     private readonly db: Database,
@@ -210,20 +221,12 @@ export class EventReplay {
       rows.map(([, , json, type, seqCode, epochCode]) => new StoredRow(json, type, session, seqCode, epochCode));
     if (sql.where === '') {
       for (;;) {
-        // A page ends at the page size or at the time budget, whichever comes first, so a page
-        // read from a cold disk or a busy machine still holds the event loop only briefly.
+        const limit = this.pageRows();
         const started = performance.now();
-        const rows: ReplayRow[] = [];
-        let more = false;
-        for (const row of this.replayStmt.iterate(session, ...key, this.pageSize) as IterableIterator<ReplayRow>) {
-          rows.push(row);
-          if (rows.length % BUDGET_CHECK_EVERY === 0 && performance.now() - started > PAGE_BUDGET_MS) {
-            more = true;
-            break;
-          }
-        }
+        const rows = this.replayStmt.all(session, ...key, limit) as ReplayRow[];
+        this.observe(rows.length, performance.now() - started);
         const page = toPage(rows);
-        const done = !more && rows.length < this.pageSize;
+        const done = rows.length < limit;
         // The next key is taken before the page is handed out (its reader may change the array).
         if (!done) {
           const [tie, n] = rows[rows.length - 1];
@@ -246,6 +249,18 @@ export class EventReplay {
       if (end === undefined) return;
       key = last;
     }
+  }
+
+  /** The row limit of the next session replay page: the page target's worth at the recent rate. */
+  private pageRows(): number {
+    const fit = Math.floor(PAGE_TARGET_MS / this.msPerRow);
+    return Math.min(this.pageSize, Math.max(MIN_PAGE_ROWS, fit));
+  }
+
+  /** Folds a page's read time into the rate the next page is sized by (pages too small to tell skip it). */
+  private observe(rows: number, ms: number): void {
+    if (rows < MIN_PAGE_ROWS) return;
+    this.msPerRow = (this.msPerRow + ms / rows) / 2;
   }
 
   private filteredStmt(sql: ReplaySql): Statement {

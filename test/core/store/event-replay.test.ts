@@ -3,8 +3,9 @@
  * admitted out of order, come back in pages of at most the page size, all of them, in session
  * order, each with the very bytes it was admitted with (not a re-serialisation).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventStore } from '../../../main/core/store/event-store';
+import { PAGE_BUDGET_MS } from '../../../main/core/store/event-replay';
 import { openDb } from '../../../main/core/store/open-db';
 import { replaySql } from '../../../main/core/store/replay-filter';
 import type { AdmitItem } from '../../../main/core/store/event-store';
@@ -74,5 +75,51 @@ describe('EventReplay pages', () => {
     expect(pages.every((p) => p.length <= PAGE)).toBe(true);
     db.close();
     tmp.cleanup();
+  });
+});
+
+describe('EventReplay page sizing', () => {
+  const N = 3_000;
+  const PAGE = 1_000;
+  afterEach(() => vi.restoreAllMocks());
+
+  const filled = (): { store: EventStore; close: () => void } => {
+    const dir = tempDir();
+    const db = openDb(dir.file('sizing.db'));
+    const store = new EventStore(db, { maxEventsPerSession: N, replayPageSize: PAGE });
+    const all: AdmitItem[] = [];
+    for (let seq = 1; seq <= N; seq++) all.push({ event: event({ session: 's', seq }), json: '' });
+    for (const item of all) item.json = JSON.stringify(item.event);
+    for (let i = 0; i < N; i += 500) store.admitNow(all.slice(i, i + 500));
+    return { store, close: () => (db.close(), dir.cleanup()) };
+  };
+
+  it('reads pages of fewer rows once reads are slow, so a page stays near the time budget, and every row still comes once', () => {
+    const { store, close } = filled();
+    // Every clock reading is 20 ms after the last: each page "took" 20 ms whatever its size.
+    let clock = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += 20));
+    const sizes = [...store.replayPages('s', null)].map((page) => page.length);
+    vi.restoreAllMocks();
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(N);
+    // The first pages shrink as the rate is learned; from then on a page is the smallest allowed.
+    expect(sizes[0]).toBeGreaterThan(sizes[2]);
+    expect(Math.max(...sizes.slice(3, -1))).toBe(32);
+    close();
+  });
+
+  it('grows pages to the page size once reads are fast, never beyond it', () => {
+    const { store, close } = filled();
+    // Each page "took" 1 ms: far within the budget, so the page size is the bound.
+    let clock = 0;
+    let calls = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += calls++ % 2 === 0 ? PAGE_BUDGET_MS : 1));
+    for (let round = 0; round < 3; round++) {
+      const sizes = [...store.replayPages('s', null)].map((page) => page.length);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(N);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(PAGE);
+      if (round === 2) expect(sizes.slice(0, 3)).toEqual([PAGE, PAGE, PAGE]);
+    }
+    close();
   });
 });
