@@ -234,7 +234,7 @@ describe('cline hook payloads recorded from 3.0.65', () => {
     const post = SAMPLES.find((s) => s.file.startsWith('c1-PostToolUse')) as Sample;
     const [event] = adapter.map(
       mustParse(adapter, post.payload),
-      { run: 'r', openTools: { call_stub_1: 'run_commands' } },
+      { run: 'r', openTools: new Map([['call_stub_1', 'run_commands']]) },
       testContext(),
     ).events;
     expect(event).toMatchObject({
@@ -284,7 +284,7 @@ describe('cline payload edge cases', () => {
       parent_agent_id: 'agent_root',
     });
     expect(child.agentId).toBe('agent_child');
-    const { events, state } = adapter.map(child, { run: 'r1', openTools: {} }, testContext());
+    const { events, state } = adapter.map(child, { run: 'r1', openTools: new Map() }, testContext());
     expect(events.map((e) => [e.type, e.subject])).toEqual([
       ['delegation.subagent.started', 'agent_child'],
     ]);
@@ -294,13 +294,13 @@ describe('cline payload edge cases', () => {
   it('agent_abort (never fired by 3.0.65) would cancel the run; unknown hooks land in x.cline.*', () => {
     const abort = adapter.map(
       mustParse(adapter, { ...base, hookName: 'agent_abort' }),
-      { run: 'r1', openTools: {} },
+      { run: 'r1', openTools: new Map() },
       testContext(),
     );
     expect(abort.events.map((e) => e.type)).toEqual(['run.cancelled']);
     const future = adapter.map(
       mustParse(adapter, { ...base, hookName: 'pre_compact' }),
-      { run: null, openTools: {} },
+      { run: null, openTools: new Map() },
       testContext(),
     );
     expect(future.events).toMatchObject([{ type: 'x.cline.pre.compact', data: {} }]);
@@ -320,7 +320,7 @@ describe('the Annex A cline.json fixture, against what 3.0.65 does', () => {
   const fixture = loadMappingFixture('cline') as {
     hooks: Record<string, { input: unknown; expected: unknown[] }>;
   };
-  const mapCase = (name: string, state = { run: 'r1', openTools: {} }) =>
+  const mapCase = (name: string, state = { run: 'r1', openTools: new Map() }) =>
     adapter
       .map(mustParse(adapter, fixture.hooks[name].input), state, testContext())
       .events.map((e) => ({ ...pinned(e), ...(e.step ? { step: e.step } : {}) }));
@@ -354,13 +354,13 @@ describe('the Annex A cline.json fixture, against what 3.0.65 does', () => {
     ).toBe('root');
     const shutdown = adapter.map(
       mustParse(adapter, fixture.hooks.session_shutdown.input),
-      { run: 'r1', openTools: {} },
+      { run: 'r1', openTools: new Map() },
       testContext(),
     );
     expect(shutdown.events.map((e) => e.type)).toEqual(['run.cancelled', 'session.ended']);
     const prompt = adapter.map(
       mustParse(adapter, fixture.hooks.prompt_submit.input),
-      { run: 'r1', openTools: {} },
+      { run: 'r1', openTools: new Map() },
       testContext(),
     );
     expect(prompt.events.map((e) => e.type)).toEqual(['x.cline.prompt.submitted']);

@@ -88,8 +88,10 @@ describe('EventReplay page sizing', () => {
     const db = openDb(dir.file('sizing.db'));
     const store = new EventStore(db, { maxEventsPerSession: N, replayPageSize: PAGE });
     const all: AdmitItem[] = [];
-    for (let seq = 1; seq <= N; seq++) all.push({ event: event({ session: 's', seq }), json: '' });
-    for (const item of all) item.json = JSON.stringify(item.event);
+    for (let seq = 1; seq <= N; seq++) {
+      const e = event({ session: 's', seq });
+      all.push({ event: e, json: JSON.stringify(e) });
+    }
     for (let i = 0; i < N; i += 500) store.admitNow(all.slice(i, i + 500));
     return { store, close: () => (db.close(), dir.cleanup()) };
   };

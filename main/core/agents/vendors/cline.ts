@@ -24,14 +24,15 @@ import {
 import { snakeCase } from './fallback';
 import { compact, int, isObject, nonEmpty, obj, str, type JsonObject } from './payload-fields';
 import { closeRun, openRun, outcome, withOpenTool, withoutTool } from './runs';
-import type {
-  HookCall,
-  HookParseErrorCode,
-  HookTool,
-  MappedEvent,
-  MappingContext,
-  MappingOutcome,
-  MappingState,
+import {
+  INITIAL_MAPPING_STATE,
+  type HookCall,
+  type HookParseErrorCode,
+  type HookTool,
+  type MappedEvent,
+  type MappingContext,
+  type MappingOutcome,
+  type MappingState,
 } from './types';
 
 /** Unknown hooks land in the vendor plane: `pre_compact` → `x.cline.pre.compact`. */
@@ -246,7 +247,7 @@ const map = (call: HookCall, state: MappingState, context: MappingContext): Mapp
             : closeRun(state, 'run.cancelled', { by: 'user' }, context).events;
         return {
           events: [...events, mapped('session.ended', context, { reason: 'normal' })],
-          state: { run: null, openTools: {} },
+          state: INITIAL_MAPPING_STATE,
         };
       }
     }

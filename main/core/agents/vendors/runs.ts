@@ -1,7 +1,7 @@
 /** Run bookkeeping shared by the mappings: one open run per session, closed by its terminal event. */
 import type { Severity } from '../../../../common/aep/envelope';
 import { mapped, runTerminal } from './event-builders';
-import type { MappedEvent, MappingContext, MappingOutcome, MappingState } from './types';
+import { NO_OPEN_TOOLS, type MappedEvent, type MappingContext, type MappingOutcome, type MappingState } from './types';
 
 /**
  * Opens `run`. A different run still open was interrupted (its stop hook never came), so it is
@@ -18,7 +18,7 @@ export const openRun = (
     events.push(runTerminal('run.cancelled', { by: 'user' }, context, state.run));
   }
   events.push(started);
-  return { events, state: { run, openTools: {} } };
+  return { events, state: { run, openTools: NO_OPEN_TOOLS } };
 };
 
 /** Closes the open run (or the vendor-named one) with its terminal event. */
@@ -33,7 +33,7 @@ export const closeRun = (
   events: [runTerminal(type, data, context, run, severity)],
   state: {
     run: state.run === run ? null : state.run,
-    openTools: state.run === run ? {} : state.openTools,
+    openTools: state.run === run ? NO_OPEN_TOOLS : state.openTools,
   },
 });
 
@@ -44,13 +44,6 @@ export const closeRun = (
  */
 export const MAX_OPEN_TOOLS = 32;
 
-/**
- * A new table of open tools. Call ids are unique: a plain literal would get a new hidden class per
- * id added (a transition chain growing with every tool call ever seen); a prototype-less object is
- * a hash table from the start.
- */
-const toolTable = (): Record<string, string> => Object.create(null) as Record<string, string>;
-
 /** Records a requested tool call as open (at most MAX_OPEN_TOOLS, oldest dropped first). */
 export const withOpenTool = (
   state: MappingState,
@@ -58,24 +51,26 @@ export const withOpenTool = (
   name: string,
 ): MappingState => {
   if (callId === undefined) return state;
-  const openTools = toolTable();
-  let keep = Object.keys(state.openTools).length - (MAX_OPEN_TOOLS - 1);
-  for (const id in state.openTools) {
-    if (keep > 0 && id !== callId) {
-      keep -= 1;
-      continue;
-    }
-    openTools[id] = state.openTools[id];
+  // A Map (insertion order is age order): a copy is one clone, where an object keyed by call ids
+  // is a hash table whose every copy collects and sorts its keys.
+  const openTools = new Map(state.openTools);
+  // Room for callId: one fewer than the bound unless it is open already.
+  let drop = openTools.size - (openTools.has(callId) ? MAX_OPEN_TOOLS : MAX_OPEN_TOOLS - 1);
+  for (const id of openTools.keys()) {
+    if (drop <= 0) break;
+    if (id === callId) continue;
+    openTools.delete(id);
+    drop -= 1;
   }
-  openTools[callId] = name;
+  openTools.set(callId, name);
   return { ...state, openTools };
 };
 
 /** Settles a tool call. */
 export const withoutTool = (state: MappingState, callId: string | undefined): MappingState => {
-  if (callId === undefined || !(callId in state.openTools)) return state;
-  const openTools = toolTable();
-  for (const id in state.openTools) if (id !== callId) openTools[id] = state.openTools[id];
+  if (callId === undefined || !state.openTools.has(callId)) return state;
+  const openTools = new Map(state.openTools);
+  openTools.delete(callId);
   return { ...state, openTools };
 };
 
@@ -91,5 +86,5 @@ export const endSession = (
   data: Record<string, unknown>,
 ): MappingOutcome => ({
   events: [mapped('session.ended', context, data)],
-  state: { run: null, openTools: {} },
+  state: { run: null, openTools: NO_OPEN_TOOLS },
 });

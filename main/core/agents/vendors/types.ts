@@ -68,12 +68,15 @@ export interface MappingContext {
 export interface MappingState {
   /** The open run (vendor turn id or synthesized), or null between runs. */
   readonly run: string | null;
-  /** Tool calls requested and not yet settled: call id → tool name. */
-  readonly openTools: Readonly<Record<string, string>>;
+  /** Tool calls requested and not yet settled: call id → tool name, oldest first (never changed: a mapping copies it). */
+  readonly openTools: ReadonlyMap<string, string>;
 }
 
+/** The table of a state with no open tool call (shared: no mapping changes a state's table). */
+export const NO_OPEN_TOOLS: ReadonlyMap<string, string> = new Map();
+
 /** The state of a session before its first hook call. */
-export const INITIAL_MAPPING_STATE: MappingState = { run: null, openTools: {} };
+export const INITIAL_MAPPING_STATE: MappingState = { run: null, openTools: NO_OPEN_TOOLS };
 
 /** Names an earlier event by type and correlation key; the emitter resolves it to a `cause` id. */
 export interface CauseHint {

@@ -6,7 +6,7 @@ import { HookIntake } from '../../../../main/core/agents/observed/hook-intake';
 import type { IntakeLog } from '../../../../main/core/store/intake-log';
 import { createLogger } from '../../../../main/core/logger';
 
-function intake(maxBatch: number, windowMs: number, failAppend = false) {
+function intake(maxBatch: number, windowMs: number, failAppend = false, timer?: () => number) {
   let seq = 0;
   const consumed: number[] = [];
   const handled: { payload: unknown; at: number }[] = [];
@@ -31,6 +31,7 @@ function intake(maxBatch: number, windowMs: number, failAppend = false) {
     windowMs,
     maxBatch,
     isVendor: isVendorId,
+    now: timer,
   });
   return { it, consumed, handled };
 }
@@ -48,6 +49,28 @@ describe('hook intake batches', () => {
     ]);
     expect(consumed).toEqual([3]);
     expect(i.waiting).toBe(0);
+  });
+
+  it('hands a background batch on to the next turn once it held the loop for the step budget, in order, ahead of later calls', async () => {
+    // Each clock reading is 5 ms after the last: every call takes longer than the budget.
+    let clock = 0;
+    const { it: i, consumed, handled } = intake(3, 600_000, false, () => (clock += 5));
+    for (const n of [1, 2, 3]) i.take('claude-code', Buffer.from('{}'), { n });
+    await nextTurn();
+    expect(handled.map((h) => h.payload)).toEqual([{ n: 1 }]);
+    expect(consumed).toEqual([1]);
+    expect(i.waiting).toBe(2);
+    // A call taken meanwhile waits behind the rest of the batch.
+    i.take('claude-code', Buffer.from('{}'), { n: 4 });
+    await nextTurn();
+    expect(handled.map((h) => h.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+    // A drain something waits on (another call, a request, shutdown) handles all that is left at once.
+    await i.drain(true);
+    expect(handled.map((h) => h.payload)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    expect(consumed).toEqual([1, 2, 4]);
+    expect(i.waiting).toBe(0);
+    await nextTurn();
+    expect(handled).toHaveLength(4);
   });
 
   it('leaves a short batch for its window', async () => {

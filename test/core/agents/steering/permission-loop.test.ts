@@ -115,7 +115,7 @@ describe('PermissionLoop', () => {
     const input = { questions: [{ question: 'Which DB?', header: 'DB', multiSelect: false, options: [{ label: 'SQLite' }, { label: 'Postgres' }] }] };
     const { request, reply } = holdBash('AskUserQuestion', input);
     const fieldId = 'q1';
-    const fields = vendorAdapter('claude-code').map(holdBashCall(input), { run: null, openTools: {} }, context).events[0]?.data?.fields as { id: string }[] | undefined;
+    const fields = vendorAdapter('claude-code').map(holdBashCall(input), { run: null, openTools: new Map() }, context).events[0]?.data?.fields as { id: string }[] | undefined;
     await loop.handleRespond('claude-code', respond(request, { values: { [fields?.[0]?.id ?? fieldId]: '2' } }));
     const decision = (await reply).hookSpecificOutput as { decision: { behavior: string; updatedInput: { answers: Record<string, string> } } };
     expect(decision.decision.behavior).toBe('allow');

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentDigest } from '../../../../main/core/aep';
 import { INITIAL_MAPPING_STATE, VENDOR_ADAPTERS } from '../../../../main/core/agents/vendors';
+import { MAX_OPEN_TOOLS } from '../../../../main/core/agents/vendors/runs';
 import { mustParse, runSession, testContext } from './mapping-context';
 
 const cc = VENDOR_ADAPTERS['claude-code'];
@@ -50,11 +51,29 @@ describe('synthesized runs (Claude Code)', () => {
         error: 'nope',
       }),
     ]);
-    expect(state.openTools).toEqual({ b: 'Bash' });
+    expect(state.openTools).toEqual(new Map([['b', 'Bash']]));
     expect(perCall[3][0]).toMatchObject({
       type: 'tool.failed',
       data: { error: { type: 'tool_error' } },
     });
+  });
+
+  it('keeps at most MAX_OPEN_TOOLS open calls, dropping the oldest, none for a call open already', () => {
+    const pre = (id: string) => s({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: id, tool_input: {} });
+    const ids = Array.from({ length: MAX_OPEN_TOOLS + 8 }, (_, i) => `t${i}`);
+    const prompt = s({ hook_event_name: 'UserPromptSubmit', prompt: 'go' });
+    // Past the bound the oldest calls go, in order.
+    const grown = runSession(cc, [prompt, ...ids.map(pre)]).state.openTools;
+    expect([...grown.keys()]).toEqual(ids.slice(8));
+    // t0 asked for again when the table is full: it is open already, so nothing goes.
+    const calls = [prompt, ...ids.slice(0, MAX_OPEN_TOOLS).map(pre), pre('t0')];
+    const { state } = runSession(cc, calls);
+    expect(state.openTools.size).toBe(MAX_OPEN_TOOLS);
+    expect([...state.openTools.keys()]).toEqual(ids.slice(0, MAX_OPEN_TOOLS));
+    // A settled call leaves the table; the earlier state is not changed by a later call.
+    const settled = runSession(cc, [...calls, s({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: 't0', tool_input: {}, tool_response: 'ok' })]);
+    expect(settled.state.openTools.has('t0')).toBe(false);
+    expect(state.openTools.has('t0')).toBe(true);
   });
 
   it('uses the prompt_id Claude Code sends as the run id', () => {

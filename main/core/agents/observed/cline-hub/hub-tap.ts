@@ -13,7 +13,7 @@ import {
 import type { AepEvent } from '../../../../../common/aep/envelope';
 import type { VendorEmitter } from '../vendor-emitter';
 import { mapped } from '../../vendors/event-builders';
-import type { MappingContext } from '../../vendors/types';
+import { INITIAL_MAPPING_STATE, type MappingContext } from '../../vendors/types';
 import type { HubEvent } from './hub-client';
 
 /** What became of a sent input: the data of its `x.cline.input.settled`. */
@@ -244,7 +244,7 @@ export class HubTap {
       this.settle(id, s, input, 'cancelled', 'the run was aborted before the hub submitted it');
     if (state.run === null) return;
     const run = state.run;
-    this.deps.emitter.setMappingState(id, { run: null, openTools: {} });
+    this.deps.emitter.setMappingState(id, INITIAL_MAPPING_STATE);
     const context = this.deps.context();
     const event = mapped(
       type,
