@@ -57,7 +57,7 @@ import {
 export interface DeferredCommitOptions {
   /** The journal file (created 0600 when absent). */
   readonly journalPath: string;
-  /** How long the first turn of an open transaction waits at most for its COMMIT (ms, default 100). */
+  /** How long the first turn of an open transaction waits at most for its COMMIT (ms, default 50). */
   readonly windowMs?: number;
   /** The journal size past which the open transaction is committed at the end of the turn (default 1 MiB). */
   readonly maxJournalBytes?: number;
@@ -79,7 +79,12 @@ export interface DeferredCommitStats {
   readonly applied: number;
 }
 
-export const DEFAULT_WINDOW_MS = 100;
+/**
+ * The COMMIT writes every page the window's turns touched at once, holding the event loop while it
+ * does (about 2.3 ms at the median under 16 concurrent hook callers with a 100 ms window, what sets
+ * their p99): a 50 ms window halves that, at no CPU per hook that an interleaved A/B could tell.
+ */
+export const DEFAULT_WINDOW_MS = 50;
 /** Also bounds what an open transaction keeps in memory to write again after a rollback (its turns' writes). */
 export const DEFAULT_MAX_JOURNAL_BYTES = 1024 * 1024;
 
