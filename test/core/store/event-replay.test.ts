@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventStore } from '../../../main/core/store/event-store';
-import { PAGE_BUDGET_MS } from '../../../main/core/store/event-replay';
+import { MIN_PAGE_ROWS, PAGE_BUDGET_MS } from '../../../main/core/store/event-replay';
 import { openDb } from '../../../main/core/store/open-db';
 import { replaySql } from '../../../main/core/store/replay-filter';
 import type { AdmitItem } from '../../../main/core/store/event-store';
@@ -106,7 +106,7 @@ describe('EventReplay page sizing', () => {
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(N);
     // The first pages shrink as the rate is learned; from then on a page is the smallest allowed.
     expect(sizes[0]).toBeGreaterThan(sizes[2]);
-    expect(Math.max(...sizes.slice(3, -1))).toBe(32);
+    expect(Math.max(...sizes.slice(3, -1))).toBe(MIN_PAGE_ROWS);
     close();
   });
 
