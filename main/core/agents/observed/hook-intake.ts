@@ -155,8 +155,9 @@ export class HookIntake {
       }
       if (budgetMs !== Infinity && this.now() - started >= budgetMs) break;
     }
+    // Nothing can be taken while the loop above runs: the rest is all there is, in order.
     if (n < taken.length) {
-      this.taken = taken.slice(n).concat(this.taken);
+      this.taken = taken.slice(n);
       this.full = setImmediate(this.background);
     }
     this.deps.log.consumed(taken[n - 1].seq);

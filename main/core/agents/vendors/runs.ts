@@ -56,9 +56,9 @@ export const withOpenTool = (
   const openTools = new Map(state.openTools);
   // Room for callId: one fewer than the bound unless it is open already.
   let drop = openTools.size - (openTools.has(callId) ? MAX_OPEN_TOOLS : MAX_OPEN_TOOLS - 1);
+  // callId itself is never among the dropped: open already, nothing is dropped at all.
   for (const id of openTools.keys()) {
     if (drop <= 0) break;
-    if (id === callId) continue;
     openTools.delete(id);
     drop -= 1;
   }
