@@ -40,8 +40,8 @@ export interface DaemonContext {
   readonly logger: Logger;
   /** The current tokens (live: a rotation is visible at once). */
   readonly tokens: { readonly operator: string; readonly hook: string };
-  /** Records that a vendor hook was seen (shown by /api/status). */
-  reportHook(vendor: VendorId, time?: string): void;
+  /** Records that a vendor hook was seen at `timeMs` (default now; shown by /api/status, formatted only then). */
+  reportHook(vendor: VendorId, timeMs?: number): void;
   /** Last hook time per vendor. */
   lastHooks(): Partial<Record<VendorId, string>>;
   /**

@@ -232,7 +232,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     // The host's port (a --port flag, a launch option) wins; else the setting stored in this database.
     const listenPort = options.port ?? settings.get('server.port');
     let port = listenPort;
-    const lastHook: Partial<Record<VendorId, string>> = {};
+    const lastHook = new Map<VendorId, number>();
     const barriers = new Set<() => void | Promise<void>>();
     const context: DaemonContext = {
       installerHost: options.installerHost,
@@ -257,10 +257,10 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       get tokens() {
         return tokens.snapshot();
       },
-      reportHook: (vendor, time) => {
-        lastHook[vendor] = time ?? new Date().toISOString();
+      reportHook: (vendor, timeMs) => {
+        lastHook.set(vendor, timeMs ?? Date.now());
       },
-      lastHooks: () => ({ ...lastHook }),
+      lastHooks: () => Object.fromEntries([...lastHook].map(([vendor, ms]) => [vendor, new Date(ms).toISOString()])),
       beforeRequest: (barrier) => {
         barriers.add(barrier);
         return () => {

@@ -168,10 +168,10 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
         : new HookIntake({
             log: opened.log,
             plainReply: (vendor, payload) => service.plainReply(vendor, payload),
-            handle: (vendor, payload, at) => {
+            handle: (vendor, payload, at, call) => {
               takenAt = at;
               try {
-                return service.handle(vendor, payload, { instruct: false, permissions: false });
+                return service.handle(vendor, payload, { instruct: false, permissions: false }, undefined, call);
               } finally {
                 takenAt = undefined;
               }
@@ -229,7 +229,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const disposers: Disposer[] = [
       // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
       provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock }),
-      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, new Date(clock()).toISOString()), intake)),
+      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, clock()), intake)),
       // Whatever else the listener serves sees every answered call's events and session rows.
       ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),
       ctx.api.register({

@@ -251,6 +251,8 @@ class Connection {
   private gone = false;
   private ended = false;
   private handedOff = false;
+  /** The socket's idle timeout now (ms, 0 = none): set only when it changes, not per request. */
+  private timeoutMs = 0;
 
   constructor(
     readonly socket: Socket,
@@ -312,9 +314,20 @@ class Connection {
     reply?.lost();
   };
 
+  /**
+   * The socket was idle for its timeout: cut unless a request is being answered (a handler may
+   * hold a reply for minutes). Node arms the timer again at the socket's next read or write.
+   */
   private readonly onTimeout = (): void => {
     if (this.current === null) this.socket.destroy();
   };
+
+  /** Sets the socket's idle timeout to `ms` when it is not that already. */
+  private idleTimeout(ms: number): void {
+    if (this.timeoutMs === ms) return;
+    this.timeoutMs = ms;
+    this.socket.setTimeout(ms);
+  }
 
   /** Answers what the buffer holds, a request at a time; hands the rest over at the first one not simple. */
   private pump(): void {
@@ -333,7 +346,7 @@ class Connection {
       const total = this.head.bodyStart + this.head.length;
       if (pending.length < total) {
         this.wanted = total;
-        this.socket.setTimeout(BODY_STALL_MS);
+        this.idleTimeout(BODY_STALL_MS);
         return;
       }
       const head = this.head;
@@ -345,13 +358,12 @@ class Connection {
     }
     if (this.current !== null || this.handedOff || this.gone) return;
     if (this.ended || this.lane.isClosing) this.socket.end();
-    else this.socket.setTimeout(this.lane.options.keepAliveMs);
+    else this.idleTimeout(this.lane.options.keepAliveMs);
   }
 
   private serve(head: Head, admission: DirectAdmission, body: Buffer): void {
     const reply = new Reply(this, head.close);
     this.current = reply;
-    this.socket.setTimeout(0);
     const fail = (error: unknown): void => {
       this.lane.options.onFault(`POST ${head.target.split('?')[0].slice(0, 200)}`, error);
       if (!reply.sent) reply.json(500, { error: 'internal-error', detail: 'the daemon failed to handle this request' });

@@ -448,3 +448,76 @@ describe('the direct lane on a listener', () => {
     expect(answered.node - answered.lane).toBeGreaterThan(50);
   });
 });
+
+describe('the direct lane: idle timeouts', () => {
+  /** A bare listener over a lane whose connections idle out after `keepAliveMs`; `delayMs` before each reply. */
+  async function bare(keepAliveMs: number, delayMs: number): Promise<{ port: number; close: () => Promise<void> }> {
+    const { createServer } = await import('node:net');
+    const { DirectLane } = await import('../../../main/core/server/direct-lane');
+    const lane = new DirectLane({
+      admit: () => ({
+        limit: 1024,
+        serve: async (request, reply) => {
+          await new Promise((r) => setTimeout(r, delayMs));
+          reply.json(200, { body: request.body.toString('utf8') });
+        },
+      }),
+      toNode: (socket) => socket.destroy(),
+      onFault: () => undefined,
+      keepAliveMs,
+    });
+    const server = createServer((socket) => lane.accept(socket));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return {
+      port: (server.address() as { port: number }).port,
+      close: () => {
+        lane.destroyAll();
+        return new Promise<void>((r) => server.close(() => r()));
+      },
+    };
+  }
+
+  it('keeps a connection whose reply takes longer than the idle timeout, and closes it once idle after the reply', async () => {
+    const lane = await bare(40, 150);
+    try {
+      const socket = connect(lane.port, '127.0.0.1');
+      const got: Buffer[] = [];
+      let repliedAt = 0;
+      socket.on('data', (c: Buffer) => {
+        got.push(c);
+        repliedAt = performance.now();
+      });
+      const closed = new Promise<number>((r) => socket.on('close', () => r(performance.now())));
+      await new Promise<void>((r) => socket.on('connect', () => r()));
+      socket.write(hook('t', '"slow"'));
+      const closedAt = await closed;
+      const replies = responses(Buffer.concat(got));
+      expect(replies.map((r) => JSON.parse(r.body).body)).toEqual(['"slow"']);
+      // Closed by the idle timeout counted from the reply, not before it.
+      expect(closedAt - repliedAt).toBeGreaterThanOrEqual(30);
+    } finally {
+      await lane.close();
+    }
+  });
+
+  it('waits for a body that stalls past the idle timeout (the body stall limit is far longer)', async () => {
+    const lane = await bare(40, 0);
+    try {
+      const request = hook('t', '"late body"');
+      const cut = request.length - 4;
+      const socket = connect(lane.port, '127.0.0.1');
+      const got: Buffer[] = [];
+      socket.on('data', (c: Buffer) => got.push(c));
+      await new Promise<void>((r) => socket.on('connect', () => r()));
+      socket.write(request.slice(0, cut));
+      await new Promise((r) => setTimeout(r, 150));
+      expect(socket.destroyed).toBe(false);
+      socket.write(request.slice(cut));
+      while (responses(Buffer.concat(got)).length === 0) await new Promise((r) => setTimeout(r, 5));
+      expect(JSON.parse(responses(Buffer.concat(got))[0].body).body).toBe('"late body"');
+      socket.destroy();
+    } finally {
+      await lane.close();
+    }
+  });
+});

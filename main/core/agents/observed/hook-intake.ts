@@ -22,7 +22,7 @@ import type { VendorId } from '../../../../common/vendors';
 import type { Logger } from '../../logger';
 import { parseJsonBytes } from '../../server/http-util';
 import type { IntakeLog, IntakeRecord } from '../../store/intake-log';
-import type { HookReply } from '../vendors/types';
+import type { HookCall, HookReply } from '../vendors/types';
 
 /** The intake log of the database file `file`. */
 export const hookIntakePath = (file: string): string => `${file}-hooks`;
@@ -49,15 +49,26 @@ interface Taken {
   readonly vendor: VendorId;
   readonly payload: unknown;
   readonly at: number;
+  /** The payload as the vendor's adapter parsed it when the call was taken (absent for a recovered record). */
+  readonly call?: HookCall;
+}
+
+/** A plain call: the reply it gets now, and the payload as parsed to decide that (handled without parsing it again). */
+export interface PlainCall {
+  readonly reply: HookReply;
+  readonly call: HookCall;
 }
 
 /** What the intake is built from. */
 export interface HookIntakeDeps {
   readonly log: IntakeLog;
-  /** The empty reply of a plain call, or null when the call is not plain (it is handled at once). */
-  readonly plainReply: (vendor: VendorId, payload: unknown) => HookReply | null;
-  /** Handles one taken call, its clock reading `at` while it runs (the hook service, no reply); settles once handled. */
-  readonly handle: (vendor: VendorId, payload: unknown, at: number) => Promise<unknown>;
+  /** The empty reply of a plain call and its parsed payload, or null when the call is not plain (it is handled at once). */
+  readonly plainReply: (vendor: VendorId, payload: unknown) => PlainCall | null;
+  /**
+   * Handles one taken call, its clock reading `at` while it runs (the hook service, no reply);
+   * `call` is its parsed payload when the call was taken in this run. Settles once handled.
+   */
+  readonly handle: (vendor: VendorId, payload: unknown, at: number, call: HookCall | undefined) => Promise<unknown>;
   /** Commits the current turn's writes now (a reader is about to look). */
   readonly commitNow: () => void;
   readonly clock: () => number;
@@ -96,8 +107,8 @@ export class HookIntake {
    */
   take(vendor: VendorId, body: Buffer, payload: unknown): HookReply | null {
     if (this.closed) return null;
-    const reply = this.deps.plainReply(vendor, payload);
-    if (reply === null) return null;
+    const plain = this.deps.plainReply(vendor, payload);
+    if (plain === null) return null;
     const at = this.deps.clock();
     let seq: number;
     try {
@@ -107,11 +118,11 @@ export class HookIntake {
       this.deps.logger.warn('the hook intake could not write a call; it is handled at once', { vendor, error: String(error) });
       return null;
     }
-    this.taken.push({ seq, vendor, payload, at });
+    this.taken.push({ seq, vendor, payload, at, call: plain.call });
     this.timer ??= setTimeout(this.background, this.windowMs);
     // After this turn's replies (the check phase), not before them.
     if (this.taken.length >= this.maxBatch) this.full ??= setImmediate(this.background);
-    return reply;
+    return plain.reply;
   }
 
   /** A batch nothing waits for: handled within the step budget, the rest in the turns after. */
@@ -149,7 +160,7 @@ export class HookIntake {
     while (n < taken.length) {
       const t = taken[n++];
       try {
-        handled.push(this.deps.handle(t.vendor, t.payload, t.at));
+        handled.push(this.deps.handle(t.vendor, t.payload, t.at, t.call));
       } catch (error) {
         this.deps.logger.error('a taken hook call could not be handled', { vendor: t.vendor, error: String(error) });
       }

@@ -10,7 +10,8 @@ import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from './vendor-emitter';
-import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
+import { ok, type Result } from '../../../../common/result';
+import type { HookCall, HookParseErrorCode, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
 
 /**
  * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
@@ -61,20 +62,23 @@ export class HookService {
    * payload being a hook call decides the reply (no opt-in on the call or its session, a payload
    * the adapter parses, a confirmed session, not doctor's hook); null otherwise.
    */
-  plainReply(vendor: VendorId, payload: unknown): HookReply | null {
+  plainReply(vendor: VendorId, payload: unknown): { reply: HookReply; call: HookCall } | null {
     const adapter = this.deps.adapter(vendor);
     const parsed = adapter.parse(payload);
     if (!parsed.ok) return null;
     const call = parsed.value;
     if (call.session === DOCTOR_SESSION || call.sessionUnconfirmed === true) return null;
     if (this.deps.tracker.optedIn(vendor, call.session)) return null;
-    return adapter.emptyReply();
+    return { reply: adapter.emptyReply(), call };
   }
 
-  /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
-  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+  /**
+   * Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the
+   * vendor gave up on it. `parsed` is the payload as `plainReply` parsed it, when it did.
+   */
+  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp, parsed?: HookCall): Promise<HookOutcome> {
     this.drainIntake();
-    const run = this.handleCall(vendor, payload, optIns, hangUp);
+    const run = this.handleCall(vendor, parsed === undefined ? this.deps.adapter(vendor).parse(payload) : ok(parsed), optIns, hangUp);
     this.running.add(run);
     try {
       return await run;
@@ -88,9 +92,8 @@ export class HookService {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+  private async handleCall(vendor: VendorId, parsed: Result<HookCall, HookParseErrorCode>, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
     const adapter = this.deps.adapter(vendor);
-    const parsed = adapter.parse(payload);
     if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
     const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
     // Doctor's synthetic hook proves the route answers; it is no agent session and is never listed.

@@ -6,6 +6,7 @@
 import type { AepEvent } from '../../../../common/aep/envelope';
 import type { ControlCapability } from '../../../../common/aep/frames';
 import type { VendorId } from '../../../../common/vendors';
+import { isoTime } from '../../aep/iso-time';
 import type { EmitterLink } from '../../relay/emitter-link';
 import type { Clock, EventDraft, VendorChannel } from '../steering/steering-types';
 import type { MappedEvent, MappingState } from '../vendors/types';
@@ -79,6 +80,8 @@ export interface Declaration {
 /** The in-process emitter of one vendor. */
 export class VendorEmitter implements VendorChannel {
   private readonly sessions = new Map<string, SessionSeq>();
+  /** The session `sessions` holds last (the most recently used), or null when that is not known. */
+  private lastUsed: string | null = null;
   private readonly declared = new Map<string, string>();
   /** What each claimed session declared last, as given (compared before anything is built). */
   private readonly lastDeclared = new Map<string, { instruct: boolean; permissions: boolean; verbs: string | readonly string[] }>();
@@ -153,7 +156,7 @@ export class VendorEmitter implements VendorChannel {
   }
 
   private frame(s: SessionSeq, session: string): StampFrame {
-    return { agent: this.vendor, source: s.source, session, epoch: this.epoch, time: new Date(this.clock()).toISOString() };
+    return { agent: this.vendor, source: s.source, session, epoch: this.epoch, time: isoTime(this.clock()) };
   }
 
   /** Hands stamped events to the relay (validated now, admitted in the store's next group commit). */
@@ -203,6 +206,7 @@ export class VendorEmitter implements VendorChannel {
    * highest position the store holds for it.
    */
   forget(session: string): void {
+    if (this.lastUsed === session) this.lastUsed = null;
     this.link.release(session);
     this.declared.delete(session);
     this.lastDeclared.delete(session);
@@ -251,9 +255,14 @@ export class VendorEmitter implements VendorChannel {
     let s = this.sessions.get(session);
     if (s) {
       s.lastUsedMs = now;
-      // Most recently used last (a delete and set per call keeps the order without a second structure).
-      this.sessions.delete(session);
-      this.sessions.set(session, s);
+      // Most recently used last (a delete and set per call keeps the order without a second
+      // structure); a hook call asks for its session several times in a row, and only the first
+      // moves it.
+      if (this.lastUsed !== session) {
+        this.sessions.delete(session);
+        this.sessions.set(session, s);
+        this.lastUsed = session;
+      }
       return s;
     }
     s = {
@@ -264,6 +273,7 @@ export class VendorEmitter implements VendorChannel {
       lastUsedMs: now,
     };
     this.sessions.set(session, s);
+    this.lastUsed = session;
     const max = this.options.maxSessions ?? MAX_TRACKED_SESSIONS;
     while (this.sessions.size > max) this.forget(this.sessions.keys().next().value as string);
     return s;

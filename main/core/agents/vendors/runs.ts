@@ -51,6 +51,9 @@ export const withOpenTool = (
   name: string,
 ): MappingState => {
   if (callId === undefined) return state;
+  // The common case, no call open: a map of one, built without copying (a copy goes through the
+  // Map constructor's iteration however small the map is).
+  if (state.openTools.size === 0) return { run: state.run, openTools: new Map<string, string>().set(callId, name) };
   // A Map (insertion order is age order): a copy is one clone, where an object keyed by call ids
   // is a hash table whose every copy collects and sorts its keys.
   const openTools = new Map(state.openTools);
@@ -69,6 +72,8 @@ export const withOpenTool = (
 /** Settles a tool call. */
 export const withoutTool = (state: MappingState, callId: string | undefined): MappingState => {
   if (callId === undefined || !state.openTools.has(callId)) return state;
+  // The common case, the only call open settles: nothing is left to copy.
+  if (state.openTools.size === 1) return { run: state.run, openTools: NO_OPEN_TOOLS };
   const openTools = new Map(state.openTools);
   openTools.delete(callId);
   return { ...state, openTools };

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isVendorId } from '../../../../common/vendors';
 import { HookIntake } from '../../../../main/core/agents/observed/hook-intake';
+import type { HookCall } from '../../../../main/core/agents/vendors/types';
 import type { IntakeLog } from '../../../../main/core/store/intake-log';
 import { createLogger } from '../../../../main/core/logger';
 
@@ -10,6 +11,7 @@ function intake(maxBatch: number, windowMs: number, failAppend = false, timer?: 
   let seq = 0;
   const consumed: number[] = [];
   const handled: { payload: unknown; at: number }[] = [];
+  const calls: unknown[] = [];
   const log = {
     append: () => {
       if (failAppend) throw new Error('disk full');
@@ -21,9 +23,10 @@ function intake(maxBatch: number, windowMs: number, failAppend = false, timer?: 
   let now = 1_000;
   const it = new HookIntake({
     log,
-    plainReply: (_vendor, payload) => ((payload as { plain?: boolean }).plain === false ? null : {}),
-    handle: async (_vendor, payload, at) => {
+    plainReply: (_vendor, payload) => ((payload as { plain?: boolean }).plain === false ? null : { reply: {}, call: payload as HookCall }),
+    handle: async (_vendor, payload, at, call) => {
       handled.push({ payload, at });
+      calls.push(call);
     },
     commitNow: () => undefined,
     clock: () => now++,
@@ -33,7 +36,7 @@ function intake(maxBatch: number, windowMs: number, failAppend = false, timer?: 
     isVendor: isVendorId,
     now: timer,
   });
-  return { it, consumed, handled };
+  return { it, consumed, handled, calls };
 }
 
 describe('hook intake batches', () => {
@@ -49,6 +52,19 @@ describe('hook intake batches', () => {
     ]);
     expect(consumed).toEqual([3]);
     expect(i.waiting).toBe(0);
+  });
+
+  it('hands each call to its handler as parsed when it was taken (never parsed twice), a recovered record unparsed', async () => {
+    const { it: i, calls } = intake(2, 600_000);
+    const payloads = [{ n: 1 }, { n: 2 }];
+    for (const p of payloads) i.take('claude-code', Buffer.from('{}'), p);
+    await nextTurn();
+    expect(calls[0]).toBe(payloads[0]);
+    expect(calls[1]).toBe(payloads[1]);
+    i.recover([{ seq: 9, body: Buffer.from('claude-code\n5\n{"n":3}') }]);
+    await nextTurn();
+    expect(calls).toHaveLength(3);
+    expect(calls[2]).toBeUndefined();
   });
 
   it('hands a background batch on to the next turn once it held the loop for the step budget, in order, ahead of later calls', async () => {

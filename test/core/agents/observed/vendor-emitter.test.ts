@@ -154,6 +154,20 @@ describe('VendorEmitter memory bounds', () => {
     expect(link.released).toEqual(['b']);
   });
 
+  it('keeps the least-recently-used order across repeated uses of one session and across forgetting it', () => {
+    const link = new FakeLink();
+    const emitter = new VendorEmitter('codex', link, 7, () => 0, () => `ID${++n}`, { maxSessions: 3 });
+    // A hook call asks for its session several times in a row; then another comes between.
+    for (const s of ['a', 'a', 'b', 'b', 'c', 'a', 'a', 'd']) emitter.stamp(s, [{ type: 'progress.status' }]);
+    expect(link.released).toEqual(['b']);
+    // 'a' is the most recently used but one: forgotten, the order of the rest stands, and it comes back as new.
+    emitter.forget('a');
+    for (const s of ['a', 'a', 'e']) emitter.stamp(s, [{ type: 'progress.status' }]);
+    expect(link.released).toEqual(['b', 'a', 'c']);
+    emitter.stamp('c', [{ type: 'progress.status' }]);
+    expect(link.released).toEqual(['b', 'a', 'c', 'd']);
+  });
+
   it('resumes a session it let go after the highest stored position, so no position is reused', () => {
     const stored = new Map<string, number>();
     const emitter = new VendorEmitter('codex', new FakeLink(), 7, () => 0, () => `ID${++n}`, { maxSessions: 1, resumeSeq: (s) => stored.get(s) ?? 0 });
