@@ -104,18 +104,33 @@ export class Relay {
    * twice but is still forwarded, AEP-0003 §5). Resolves after COMMIT with the admission flags;
    * rejects with the store's error when the commit failed (nothing was fanned out then).
    */
-  async ingest(received: readonly IngestItem[]): Promise<boolean[]> {
-    const secrets = this.options.secrets?.();
-    const items =
-      secrets === undefined
-        ? received
-        : scrubSecrets(received, secrets, warnScrubbed);
-    for (const { event } of items)
-      if (event.session !== undefined) this.claims.noteSource(event.session, event.source);
-    const admitted = await this.options.store.admit(items);
-    if (this.admittedListeners.size > 0) this.notifyAdmitted(items, admitted);
-    this.publish(items);
-    return admitted;
+  ingest(received: readonly IngestItem[]): Promise<boolean[]> {
+    return this.admitThenPublish(received, (admitted) => admitted);
+  }
+
+  /**
+   * `ingest`, resolving with `result` of the admission flags. Not an async function: the hook path
+   * ingests per call, and a chain of one link fewer is measurably cheaper there; a throw still
+   * comes as a rejection.
+   */
+  private admitThenPublish<T>(received: readonly IngestItem[], result: (admitted: boolean[]) => T): Promise<T> {
+    let items: readonly IngestItem[];
+    try {
+      const secrets = this.options.secrets?.();
+      items =
+        secrets === undefined
+          ? received
+          : scrubSecrets(received, secrets, warnScrubbed);
+      for (const { event } of items)
+        if (event.session !== undefined) this.claims.noteSource(event.session, event.source);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.options.store.admit(items).then((admitted) => {
+      if (this.admittedListeners.size > 0) this.notifyAdmitted(items, admitted);
+      this.publish(items);
+      return result(admitted);
+    });
   }
 
   /**
@@ -194,7 +209,7 @@ export class Relay {
     const link = new InProcessEmitter(
       identity,
       this.claims,
-      (items) => this.ingest(items),
+      (items) => this.admitThenPublish(items, () => undefined),
       (l) => this.links.delete(l),
     );
     this.links.add(link);

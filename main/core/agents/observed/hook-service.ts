@@ -76,15 +76,22 @@ export class HookService {
    * Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the
    * vendor gave up on it. `parsed` is the payload as `plainReply` parsed it, when it did.
    */
-  async handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp, parsed?: HookCall): Promise<HookOutcome> {
-    this.drainIntake();
-    const run = this.handleCall(vendor, parsed === undefined ? this.deps.adapter(vendor).parse(payload) : ok(parsed), optIns, hangUp);
-    this.running.add(run);
+  handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp, parsed?: HookCall): Promise<HookOutcome> {
+    let run: Promise<HookOutcome>;
     try {
-      return await run;
-    } finally {
-      this.running.delete(run);
+      this.drainIntake();
+      run = this.handleCall(vendor, parsed === undefined ? this.deps.adapter(vendor).parse(payload) : ok(parsed), optIns, hangUp);
+    } catch (error) {
+      return Promise.reject(error);
     }
+    // The call itself is what the caller waits for (no async wrapper around it: one link less per
+    // hook); it leaves `running` as it settles, before the caller hears.
+    this.running.add(run);
+    const done = (): void => {
+      this.running.delete(run);
+    };
+    run.then(done, done);
+    return run;
   }
 
   /** Resolves once no hook call is being handled (shutdown: before the emitters close). */

@@ -1,7 +1,7 @@
 /** Run bookkeeping shared by the mappings: one open run per session, closed by its terminal event. */
 import type { Severity } from '../../../../common/aep/envelope';
 import { mapped, runTerminal } from './event-builders';
-import { NO_OPEN_TOOLS, type MappedEvent, type MappingContext, type MappingOutcome, type MappingState } from './types';
+import { NO_OPEN_TOOLS, OpenTools, type MappedEvent, type MappingContext, type MappingOutcome, type MappingState } from './types';
 
 /**
  * Opens `run`. A different run still open was interrupted (its stop hook never came), so it is
@@ -51,32 +51,13 @@ export const withOpenTool = (
   name: string,
 ): MappingState => {
   if (callId === undefined) return state;
-  // The common case, no call open: a map of one, built without copying (a copy goes through the
-  // Map constructor's iteration however small the map is).
-  if (state.openTools.size === 0) return { run: state.run, openTools: new Map<string, string>().set(callId, name) };
-  // A Map (insertion order is age order): a copy is one clone, where an object keyed by call ids
-  // is a hash table whose every copy collects and sorts its keys.
-  const openTools = new Map(state.openTools);
-  // Room for callId: one fewer than the bound unless it is open already.
-  let drop = openTools.size - (openTools.has(callId) ? MAX_OPEN_TOOLS : MAX_OPEN_TOOLS - 1);
-  // callId itself is never among the dropped: open already, nothing is dropped at all.
-  for (const id of openTools.keys()) {
-    if (drop <= 0) break;
-    openTools.delete(id);
-    drop -= 1;
-  }
-  openTools.set(callId, name);
-  return { ...state, openTools };
+  return { run: state.run, openTools: OpenTools.of(state.openTools).with(callId, name, MAX_OPEN_TOOLS) };
 };
 
 /** Settles a tool call. */
 export const withoutTool = (state: MappingState, callId: string | undefined): MappingState => {
   if (callId === undefined || !state.openTools.has(callId)) return state;
-  // The common case, the only call open settles: nothing is left to copy.
-  if (state.openTools.size === 1) return { run: state.run, openTools: NO_OPEN_TOOLS };
-  const openTools = new Map(state.openTools);
-  openTools.delete(callId);
-  return { ...state, openTools };
+  return { run: state.run, openTools: OpenTools.of(state.openTools).without(callId) };
 };
 
 /** An outcome with the given events and an unchanged or updated state. */

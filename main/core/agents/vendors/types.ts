@@ -72,8 +72,88 @@ export interface MappingState {
   readonly openTools: ReadonlyMap<string, string>;
 }
 
+/**
+ * Open tool calls as a state holds them: call id → tool name, oldest first, never changed (a
+ * mapping builds a new one). Two short arrays: a new table is one array copy, where a `Map` is
+ * built again entry by entry through its constructor's iteration (a session whose settling hooks
+ * came before their requests holds the bound of them, and every later request copied them all).
+ */
+export class OpenTools implements ReadonlyMap<string, string> {
+  static readonly NONE = new OpenTools([], []);
+
+  private constructor(
+    private readonly ids: readonly string[],
+    private readonly names: readonly string[],
+  ) {}
+
+  /** The table of any read-only map (a state built elsewhere, as tests do). */
+  static of(tools: ReadonlyMap<string, string>): OpenTools {
+    return tools instanceof OpenTools ? tools : new OpenTools([...tools.keys()], [...tools.values()]);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.ids.includes(id);
+  }
+
+  get(id: string): string | undefined {
+    const at = this.ids.indexOf(id);
+    return at === -1 ? undefined : this.names[at];
+  }
+
+  /** With `id` open as `name`: in its place when it is open already, else newest, the oldest dropped past `max`. */
+  with(id: string, name: string, max: number): OpenTools {
+    const at = this.ids.indexOf(id);
+    if (at !== -1) {
+      const names = this.names.slice();
+      names[at] = name;
+      return new OpenTools(this.ids, names);
+    }
+    const drop = Math.max(0, this.ids.length - (max - 1));
+    const ids = this.ids.slice(drop);
+    const names = this.names.slice(drop);
+    ids.push(id);
+    names.push(name);
+    return new OpenTools(ids, names);
+  }
+
+  /** Without `id` (this table when it is not open). */
+  without(id: string): OpenTools {
+    const at = this.ids.indexOf(id);
+    if (at === -1) return this;
+    if (this.ids.length === 1) return OpenTools.NONE;
+    return new OpenTools(
+      this.ids.filter((_, i) => i !== at),
+      this.names.filter((_, i) => i !== at),
+    );
+  }
+
+  keys(): MapIterator<string> {
+    return this.ids.values();
+  }
+
+  values(): MapIterator<string> {
+    return this.names.values();
+  }
+
+  *entries(): MapIterator<[string, string]> {
+    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i], this.names[i]];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: string, key: string, map: ReadonlyMap<string, string>) => void, thisArg?: unknown): void {
+    for (let i = 0; i < this.ids.length; i++) callback.call(thisArg, this.names[i], this.ids[i], this);
+  }
+}
+
 /** The table of a state with no open tool call (shared: no mapping changes a state's table). */
-export const NO_OPEN_TOOLS: ReadonlyMap<string, string> = new Map();
+export const NO_OPEN_TOOLS: ReadonlyMap<string, string> = OpenTools.NONE;
 
 /** The state of a session before its first hook call. */
 export const INITIAL_MAPPING_STATE: MappingState = { run: null, openTools: NO_OPEN_TOOLS };

@@ -51,7 +51,7 @@ describe('synthesized runs (Claude Code)', () => {
         error: 'nope',
       }),
     ]);
-    expect(state.openTools).toEqual(new Map([['b', 'Bash']]));
+    expect([...state.openTools]).toEqual([['b', 'Bash']]);
     expect(perCall[3][0]).toMatchObject({
       type: 'tool.failed',
       data: { error: { type: 'tool_error' } },
@@ -277,5 +277,42 @@ describe('capture ceiling', () => {
     const redacted = runSession(cc, [payload]).events[0];
     expect(meta.data?.prompt).toBe('claude-code requests permission: Bash');
     expect(redacted.data?.prompt).toBe('Permission requested: Bash — cat ~/.env');
+  });
+});
+
+describe('OpenTools (the open-call table a mapping state holds)', () => {
+  it('behaves as a bounded Map of call ids, oldest first, under any sequence of opens and settles, and never changes a table it was built from', async () => {
+    const { OpenTools } = await import('../../../../main/core/agents/vendors/types');
+    const fc = (await import('fast-check')).default;
+    const max = 4;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), fc.constantFrom('Bash', 'Read'))), (ops) => {
+        let table = OpenTools.of(new Map());
+        const model = new Map<string, string>();
+        for (const [open, id, name] of ops) {
+          const before = [...table];
+          const next = open ? table.with(id, name, max) : table.without(id);
+          expect([...table]).toEqual(before);
+          table = next;
+          if (open) {
+            if (!model.has(id)) while (model.size >= max) model.delete(model.keys().next().value as string);
+            model.set(id, name);
+          } else model.delete(id);
+          expect([...table]).toEqual([...model]);
+          expect(table.size).toBe(model.size);
+          expect([...table.keys()]).toEqual([...model.keys()]);
+          expect([...table.values()]).toEqual([...model.values()]);
+          for (const k of ['a', 'f', 'z']) {
+            expect(table.has(k)).toBe(model.has(k));
+            expect(table.get(k)).toBe(model.get(k));
+          }
+          const seen: string[] = [];
+          table.forEach((v, k) => seen.push(`${k}=${v}`));
+          expect(seen).toEqual([...model].map(([k, v]) => `${k}=${v}`));
+        }
+        expect([...OpenTools.of(model)]).toEqual([...model]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
