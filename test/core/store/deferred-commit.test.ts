@@ -248,6 +248,31 @@ describe('deferred commits', () => {
     expect(committedIds(file)).toEqual([a.id, b.id, c.id]);
   });
 
+  it('writes several acknowledged turns again as the journal holds them after a later turn fails, their pending rows with them', async () => {
+    const file = tmp.file();
+    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
+    db.exec(
+      `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END`,
+    );
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const first = [event({ session: 'x', seq: 1, id: 'x1' }), event({ session: 'y', seq: 1, id: 'y1' })];
+    await store.admit(items(...first));
+    await store.admit(items(event({ session: 'x', seq: 2, id: 'x2', data: { text: 'ünïcode ✓ and "quotes"' } })));
+    await store.admit(items(event({ session: 'y', seq: 2, id: 'y2' })));
+    const bad = store.admit(items(event({ session: 'x', seq: 3, id: 'boom' })));
+    await expect(bad).rejects.toThrow('boom refused');
+    store.flush();
+    expect(committedIds(file).sort()).toEqual(['x1', 'x2', 'y1', 'y2']);
+    const counts = db.prepare('SELECT session, held FROM event_sessions ORDER BY session').all();
+    expect(counts).toEqual([
+      { session: 'x', held: 2 },
+      { session: 'y', held: 2 },
+    ]);
+    const text = db.prepare("SELECT json FROM events WHERE id = 'x2'").pluck().get() as string;
+    expect(JSON.parse(text).data.text).toBe('ünïcode ✓ and "quotes"');
+    db.close();
+  });
+
   it('lets the search index join the open transaction unjournaled; after a crash it indexes the written-back rows again', async () => {
     const file = tmp.file();
     db = openDb(file, { deferCommits: { windowMs: 600_000 } });
