@@ -14,7 +14,7 @@
  * older generation left behind is never read, and a torn last record (a write cut by a power
  * loss, never acknowledged) ends the log.
  */
-import { closeSync, constants, openSync, readFileSync, writevSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, writeSync, writevSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { deferredCommitOf } from './deferred-commit';
@@ -124,13 +124,15 @@ export class IntakeLog implements TurnWriter {
     for (const p of parts) length += p.length;
     if (length > MAX_INTAKE_RECORD) throw new Error(`intake log ${this.name}: a record of ${length} bytes is over the limit`);
     const seq = this.seq + 1;
-    const head = Buffer.allocUnsafe(HEAD);
-    head.writeUInt32LE(length, 0);
-    head.writeDoubleLE(seq, 8);
-    let crc = crc32(head.subarray(8));
-    for (const p of parts) crc = crc32(p, crc);
-    head.writeUInt32LE(crc, 4);
-    const bytes = [head, ...parts];
+    // One buffer, one CRC pass and one write: the parts (a hook's few hundred bytes) are copied
+    // behind the head rather than handed to `writev` one by one.
+    const record = Buffer.allocUnsafe(HEAD + length);
+    record.writeUInt32LE(length, 0);
+    record.writeDoubleLE(seq, 8);
+    let at = HEAD;
+    for (const p of parts) at += p.copy(record, at);
+    record.writeUInt32LE(crc32(record.subarray(8)), 4);
+    const bytes = [record];
     this.writeAt(bytes, HEAD + length, this.at);
     this.at += HEAD + length;
     this.seq = seq;
@@ -183,7 +185,7 @@ export class IntakeLog implements TurnWriter {
 
   /** Writes `bytes` (`length` in all) at `position`, in full, or throws. */
   private writeAt(bytes: readonly Buffer[], length: number, position: number): void {
-    const written = writevSync(this.fd, bytes as Buffer[], position);
+    const written = bytes.length === 1 ? writeSync(this.fd, bytes[0], 0, length, position) : writevSync(this.fd, bytes as Buffer[], position);
     // A short write to a regular file means the disk is full: the record is torn, and ignored.
     if (written !== length)
       throw Object.assign(new Error(`intake log ${this.name}: wrote ${written} of ${length} bytes`), { code: 'SQLITE_FULL' });
