@@ -6,8 +6,8 @@
 
 /** The complete server-to-client text frame carrying `text`. */
 export function textFrame(text: string): Buffer {
-  const payload = Buffer.from(text, 'utf8');
-  const n = payload.length;
+  // The text is encoded straight behind the header: one buffer, no copy of the payload.
+  const n = Buffer.byteLength(text, 'utf8');
   const headerLength = n < 126 ? 2 : n < 65_536 ? 4 : 10;
   const frame = Buffer.allocUnsafe(headerLength + n);
   frame[0] = 0x81; // FIN + opcode 1 (text)
@@ -21,6 +21,6 @@ export function textFrame(text: string): Buffer {
     frame.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
     frame.writeUInt32BE(n >>> 0, 6);
   }
-  payload.copy(frame, headerLength);
+  frame.write(text, headerLength, 'utf8');
   return frame;
 }
