@@ -171,7 +171,8 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
             handle: (vendor, payload, at, call) => {
               takenAt = at;
               try {
-                return service.handle(vendor, payload, { instruct: false, permissions: false }, undefined, call);
+                // Parsed when it was taken; a record recovered after a crash is parsed again.
+                return call !== undefined ? service.handleTaken(vendor, call) : service.handle(vendor, payload, { instruct: false, permissions: false });
               } finally {
                 takenAt = undefined;
               }

@@ -3,6 +3,7 @@
  * events, then build the reply: a held permission decision, steering for an eligible moment, or
  * nothing. An internal error never blocks the agent: it is logged and audited, and the reply is empty.
  */
+import type { AepEvent } from '../../../../common/aep/envelope';
 import { DOCTOR_SESSION, type VendorId } from '../../../../common/vendors';
 import type { Logger } from '../../logger';
 import type { Handover, SteeringEngine } from '../steering/steering-engine';
@@ -10,7 +11,7 @@ import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from './vendor-emitter';
-import { ok, type Result } from '../../../../common/result';
+import type { Result } from '../../../../common/result';
 import type { HookCall, HookParseErrorCode, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
 
 /**
@@ -44,9 +45,22 @@ export interface HookServiceDeps {
   readonly logger: Logger;
 }
 
+/** What `start` leaves a call's handling with. */
+interface Started {
+  readonly emitter: VendorEmitter;
+  readonly row: ReturnType<SessionTracker['sighted']>;
+  readonly loopOn: boolean;
+  readonly context: MappingContext;
+  readonly ends: boolean;
+  readonly events: AepEvent[];
+}
+
+/** The opt-ins of a call the intake took: none (a call with one is never taken). */
+const NO_OPT_INS: HookOptIns = { instruct: false, permissions: false };
+
 /** Handles hook calls for every vendor. */
 export class HookService {
-  private readonly running = new Set<Promise<HookOutcome>>();
+  private readonly running = new Set<Promise<unknown>>();
   /** Handles the calls the intake took before this one (hook-intake.ts), so a session's calls are handled in order. */
   private drainIntake: () => void = () => undefined;
 
@@ -72,15 +86,12 @@ export class HookService {
     return { reply: adapter.emptyReply(), call };
   }
 
-  /**
-   * Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the
-   * vendor gave up on it. `parsed` is the payload as `plainReply` parsed it, when it did.
-   */
-  handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp, parsed?: HookCall): Promise<HookOutcome> {
+  /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
+  handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
     let run: Promise<HookOutcome>;
     try {
       this.drainIntake();
-      run = this.handleCall(vendor, parsed === undefined ? this.deps.adapter(vendor).parse(payload) : ok(parsed), optIns, hangUp);
+      run = this.handleCall(vendor, this.deps.adapter(vendor).parse(payload), optIns, hangUp);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -99,6 +110,78 @@ export class HookService {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
+  /**
+   * Handles a call the hook intake took (hook-intake.ts), as parsed when it was taken: its reply
+   * is out already (the vendor's empty one), so only its events and its session's end are left.
+   * The same handling as `handle` up to its events (`start`), without an async function around it:
+   * settles once its events are committed (a failure is logged and audited, as `handle` does).
+   * The intake is not drained first: it is what calls this, in order.
+   */
+  handleTaken(vendor: VendorId, taken: HookCall): Promise<void> {
+    if (taken.session === DOCTOR_SESSION) return Promise.resolve();
+    let call = taken;
+    let started: Started;
+    let sent: Promise<void>;
+    try {
+      const confirmed = this.confirmSession(taken);
+      call = confirmed.call;
+      started = this.start(vendor, confirmed, NO_OPT_INS);
+      sent = started.emitter.send(started.events);
+    } catch (error) {
+      this.failed(vendor, call.session, call.moment, error);
+      return Promise.resolve();
+    }
+    const run = sent.then(
+      () => {
+        if (started.ends) this.deps.tracker.ended(vendor, call.session);
+      },
+      (error: unknown) => this.failed(vendor, call.session, call.moment, error),
+    );
+    this.running.add(run);
+    const done = (): void => {
+      this.running.delete(run);
+    };
+    void run.then(done);
+    return run;
+  }
+
+  /**
+   * A call's handling up to its events, for `handle` and `handleTaken` alike: the session sighted,
+   * the call mapped and its events stamped, a session's end settled first. Throws what a step threw.
+   */
+  private start(vendor: VendorId, confirmed: { call: HookCall; fallback: boolean }, optIns: HookOptIns): Started {
+    const { tracker, engine, permissions } = this.deps;
+    const adapter = this.deps.adapter(vendor);
+    const { call, fallback: unknownLane } = confirmed;
+    const emitter = this.deps.emitter(vendor);
+    const profile = adapter.profile;
+    let row = tracker.sighted({
+      vendor,
+      session: call.session,
+      moment: call.moment,
+      cwd: call.cwd ?? null,
+      // The fallback lane is no agent session: nothing can be steered or answered there.
+      instruct: optIns.instruct && !unknownLane,
+      permissions: optIns.permissions && !unknownLane,
+    });
+    const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
+    const context = this.deps.mappingContext(loopOn);
+    const outcome = adapter.map(call, emitter.mappingState(call.session), context);
+    emitter.setMappingState(call.session, outcome.state);
+    if (row.state === 'ended' && outcome.events.some((e) => e.type === 'session.started')) row = tracker.revived(row);
+
+    const ends = adapter.endsSession(call);
+    // Drops are settled before the end is emitted, so they precede `session.ended` on the stream.
+    if (ends) {
+      permissions.dismissSession(vendor, call.session);
+      engine.sessionEnded(vendor, call.session);
+    }
+    // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
+    const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
+    const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
+    return { emitter, row, loopOn, context, ends, events };
+  }
+
   private async handleCall(vendor: VendorId, parsed: Result<HookCall, HookParseErrorCode>, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
     const adapter = this.deps.adapter(vendor);
     if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
@@ -110,33 +193,8 @@ export class HookService {
       const { tracker, engine, permissions } = this.deps;
       const confirmed = this.confirmSession(call);
       call = confirmed.call;
-      const unknownLane = confirmed.fallback;
-      const emitter = this.deps.emitter(vendor);
       const profile = adapter.profile;
-      let row = tracker.sighted({
-        vendor,
-        session: call.session,
-        moment: call.moment,
-        cwd: call.cwd ?? null,
-        // The fallback lane is no agent session: nothing can be steered or answered there.
-        instruct: optIns.instruct && !unknownLane,
-        permissions: optIns.permissions && !unknownLane,
-      });
-      const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
-      const context = this.deps.mappingContext(loopOn);
-      const outcome = adapter.map(call, emitter.mappingState(call.session), context);
-      emitter.setMappingState(call.session, outcome.state);
-      if (row.state === 'ended' && outcome.events.some((e) => e.type === 'session.started')) row = tracker.revived(row);
-
-      const ends = adapter.endsSession(call);
-      // Drops are settled before the end is emitted, so they precede `session.ended` on the stream.
-      if (ends) {
-        permissions.dismissSession(vendor, call.session);
-        engine.sessionEnded(vendor, call.session);
-      }
-      // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
-      const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
-      const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
+      const { emitter, row, loopOn, context, ends, events } = this.start(vendor, confirmed, optIns);
       // Durable before the reply: the vendor hears back only once its events are committed. The
       // store group-commits every admit of one event-loop turn, so this costs at most one turn.
       await emitter.send(events);

@@ -108,6 +108,7 @@ export class OpenTools implements ReadonlyMap<string, string> {
   with(id: string, name: string, max: number): OpenTools {
     const at = this.ids.indexOf(id);
     if (at !== -1) {
+      if (this.names[at] === name) return this;
       const names = this.names.slice();
       names[at] = name;
       return new OpenTools(this.ids, names);

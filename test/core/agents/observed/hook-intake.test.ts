@@ -52,6 +52,34 @@ describe('hook intake', () => {
     expect(intake.waiting).toBe(0);
   });
 
+  it('gives a taken call the events and session row the same call gets when handled at once', async () => {
+    const { d, c } = await setup();
+    const calls: [string, Record<string, unknown>][] = [
+      ['SessionStart', { source: 'startup' }],
+      ['UserPromptSubmit', { prompt: 'build it' }],
+      ['PreToolUse', bash('t1')],
+      ['PostToolUse', { ...bash('t1'), tool_response: { stdout: 'ok', exit_code: 0 } }],
+      ['Stop', {}],
+      ['SessionEnd', { reason: 'exit' }],
+    ];
+    for (const [event, extra] of calls) {
+      // A Content-Length call is taken; the same call sent chunked goes through node:http, handled at once.
+      await hook(d, event, 'taken', extra);
+      await postHook(d.url, d.daemon.tokens.hook, 'claude-code', ccPayload(event, 'direct', extra), { chunked: true });
+    }
+    await d.parts.intake!.drain(true);
+    await c.event((e) => e.session === 'taken' && e.type === 'session.ended');
+    await c.event((e) => e.session === 'direct' && e.type === 'session.ended');
+    const shape = (session: string) =>
+      ofSession(c, session).map(({ type, subject, seq, capture, data, run }) => ({ type, subject: subject === session ? '(session)' : subject, seq, capture, run: run === undefined ? undefined : typeof run, data }));
+    expect(shape('taken').length).toBeGreaterThanOrEqual(calls.length);
+    expect(shape('taken')).toEqual(shape('direct'));
+    const res = await fetch(`${d.url}/api/sessions`, { headers: { authorization: `Bearer ${d.daemon.tokens.operator}` } });
+    const rows = (await res.json()) as { session: string; state: string }[];
+    expect(rows.find((r) => r.session === 'taken')?.state).toBe('ended');
+    expect(rows.find((r) => r.session === 'direct')?.state).toBe('ended');
+  });
+
   it('handles the waiting calls before any other request is served', async () => {
     const { d } = await setup();
     await hook(d, 'SessionStart', 'listed');
