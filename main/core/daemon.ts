@@ -201,12 +201,20 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         onError: (e) => log.warn('retention sweep failed', { error: String(e) }),
       }),
     );
+    // The pair is built again only when a token rotates: every ingest asks for it.
+    let secrets: readonly string[] = [];
+    const currentSecrets = (): readonly string[] => {
+      const operator = tokens.get('operator');
+      const hook = tokens.get('hook');
+      if (secrets[0] !== operator || secrets[1] !== hook) secrets = [operator, hook];
+      return secrets;
+    };
     const relay = new Relay({
       store: eventStore,
       limits: options.relayLimits,
       audit: (row) => audit.append(row),
       // The daemon's own tokens never reach the history or a stream, whatever an emitter sends.
-      secrets: () => [tokens.snapshot().operator, tokens.snapshot().hook],
+      secrets: () => currentSecrets(),
     });
     const routes = new RouteTable();
     const api = new ApiRouter();

@@ -164,6 +164,24 @@ function httpDate(): string {
   return dateText;
 }
 
+/** The last reply built, reused while its second lasts (most replies are the same `{}`). */
+let lastReply = { date: '', status: 0, text: '', close: false, bytes: '' };
+
+/** A whole JSON reply: its head and `text`. */
+function replyBytes(status: number, text: string, close: boolean): string {
+  const date = httpDate();
+  const last = lastReply;
+  if (last.date === date && last.status === status && last.close === close && last.text === text) return last.bytes;
+  const bytes =
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nX-Content-Type-Options: nosniff\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+    `Cache-Control: no-store\r\nDate: ${date}\r\n` +
+    (close ? 'Connection: close\r\n\r\n' : 'Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n') +
+    text;
+  lastReply = { date, status, text, close, bytes };
+  return bytes;
+}
+
 /** One request's reply on a lane connection. */
 class Reply implements DirectReply {
   private state: 'open' | 'sent' | 'written' | 'lost' = 'open';
@@ -193,13 +211,8 @@ class Reply implements DirectReply {
     if (this.state !== 'open') return;
     const text = JSON.stringify(body);
     const close = this.close || this.connection.closing();
-    const head =
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nX-Content-Type-Options: nosniff\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-      `Cache-Control: no-store\r\nDate: ${httpDate()}\r\n` +
-      (close ? 'Connection: close\r\n\r\n' : 'Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n');
     this.state = 'sent';
-    this.connection.write(head + text, close, this);
+    this.connection.write(replyBytes(status, text, close), close, this);
   }
 
   onHangUp(listener: () => void): void {
