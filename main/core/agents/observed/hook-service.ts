@@ -131,9 +131,15 @@ export class HookService {
       this.failed(vendor, call.session, call.moment, error);
       return Promise.resolve();
     }
+    // Never rejects: a failure after the commit is logged and audited as `handle` does.
     const run = sent.then(
       () => {
-        if (started.ends) this.deps.tracker.ended(vendor, call.session);
+        if (!started.ends) return;
+        try {
+          this.deps.tracker.ended(vendor, call.session);
+        } catch (error) {
+          this.failed(vendor, call.session, call.moment, error);
+        }
       },
       (error: unknown) => this.failed(vendor, call.session, call.moment, error),
     );
@@ -141,7 +147,7 @@ export class HookService {
     const done = (): void => {
       this.running.delete(run);
     };
-    void run.then(done);
+    run.then(done, done);
     return run;
   }
 
