@@ -214,7 +214,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       limits: options.relayLimits,
       audit: (row) => audit.append(row),
       // The daemon's own tokens never reach the history or a stream, whatever an emitter sends.
-      secrets: () => currentSecrets(),
+      secrets: currentSecrets,
     });
     const routes = new RouteTable();
     const api = new ApiRouter();

@@ -38,6 +38,15 @@ afterEach(() => {
   tmp.cleanup();
 });
 
+/** A deferred-commit connection on `file` and its store, whose insert of an event with id 'boom' fails. */
+const storeRefusingBoom = (file: string): { opened: Database; store: EventStore } => {
+  const opened = openDb(file, { deferCommits: { windowMs: 600_000 } });
+  opened.exec(
+    `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END`,
+  );
+  return { opened, store: new EventStore(opened, { maxEventsPerSession: 100 }) };
+};
+
 /** What another connection sees (the committed state of the file). */
 const committedIds = (file: string): string[] => {
   const other = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
@@ -221,11 +230,9 @@ describe('deferred commits', () => {
 
   it('keeps the acknowledged turns when a later turn fails, and fails only the admit that broke it', async () => {
     const file = tmp.file();
-    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
-    db.exec(
-      `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END`,
-    );
-    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const made = storeRefusingBoom(file);
+    db = made.opened;
+    const { store } = made;
     const a = event({ seq: 1 });
     await store.admit(items(a));
     const b = event({ seq: 2 });
@@ -248,13 +255,11 @@ describe('deferred commits', () => {
     expect(committedIds(file)).toEqual([a.id, b.id, c.id]);
   });
 
-  it('writes several acknowledged turns again as the journal holds them after a later turn fails, their pending rows with them', async () => {
+  it('writes several acknowledged turns again after a later turn fails, their pending rows with them', async () => {
     const file = tmp.file();
-    db = openDb(file, { deferCommits: { windowMs: 600_000 } });
-    db.exec(
-      `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END`,
-    );
-    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    const made = storeRefusingBoom(file);
+    db = made.opened;
+    const { store } = made;
     const first = [event({ session: 'x', seq: 1, id: 'x1' }), event({ session: 'y', seq: 1, id: 'y1' })];
     await store.admit(items(...first));
     await store.admit(items(event({ session: 'x', seq: 2, id: 'x2', data: { text: 'ünïcode ✓ and "quotes"' } })));

@@ -11,8 +11,7 @@ import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from './vendor-emitter';
-import type { Result } from '../../../../common/result';
-import type { HookCall, HookParseErrorCode, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
+import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
 
 /**
  * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
@@ -88,15 +87,17 @@ export class HookService {
 
   /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
   handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
-    let run: Promise<HookOutcome>;
     try {
       this.drainIntake();
-      run = this.handleCall(vendor, this.deps.adapter(vendor).parse(payload), optIns, hangUp);
     } catch (error) {
       return Promise.reject(error);
     }
-    // The call itself is what the caller waits for (no async wrapper around it: one link less per
-    // hook); it leaves `running` as it settles, before the caller hears.
+    // The call itself is what the caller waits for (no async wrapper around it: one link less per hook).
+    return this.track(this.handleCall(vendor, payload, optIns, hangUp));
+  }
+
+  /** Keeps `run` in `running` until it settles (it leaves before its caller hears); returns it. */
+  private track<T>(run: Promise<T>): Promise<T> {
     this.running.add(run);
     const done = (): void => {
       this.running.delete(run);
@@ -143,12 +144,7 @@ export class HookService {
       },
       (error: unknown) => this.failed(vendor, call.session, call.moment, error),
     );
-    this.running.add(run);
-    const done = (): void => {
-      this.running.delete(run);
-    };
-    run.then(done, done);
-    return run;
+    return this.track(run);
   }
 
   /**
@@ -188,8 +184,9 @@ export class HookService {
     return { emitter, row, loopOn, context, ends, events };
   }
 
-  private async handleCall(vendor: VendorId, parsed: Result<HookCall, HookParseErrorCode>, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+  private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
     const adapter = this.deps.adapter(vendor);
+    const parsed = adapter.parse(payload);
     if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
     const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
     // Doctor's synthetic hook proves the route answers; it is no agent session and is never listed.
