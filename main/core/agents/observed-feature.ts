@@ -14,6 +14,7 @@ import { vendorsApi } from '../api/vendors-api';
 import type { DaemonContext, Disposer, Feature } from '../daemon-context';
 import { createLogger } from '../logger';
 import { EpochsRepo } from '../store/epochs-repo';
+import { fileMapRefusal } from '../store/file-map';
 import { IntakeLog } from '../store/intake-log';
 import { openAttentionLookup } from '../store/open-attention';
 import { turnCommitOf } from '../store/turn-commit';
@@ -162,6 +163,11 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     // in-memory database has no file to keep them in, and handles every call at once.
     const intakeFile = ctx.db.memory ? null : options.intakePath ?? hookIntakePath(ctx.db.name);
     const opened = intakeFile === null ? null : IntakeLog.open(ctx.db, 'hooks', intakeFile);
+    if (opened !== null)
+      log.info('hook intake log open', {
+        file: intakeFile,
+        records: opened.log.mapped ? 'copied into a shared memory map of the file' : `written (${fileMapRefusal() ?? 'the map failed'})`,
+      });
     const intake =
       opened === null
         ? null

@@ -1,7 +1,8 @@
 /**
  * An intake log: inputs made durable as they came, before anything is derived from them. A caller
  * that must acknowledge an input at once, and can derive its rows later, appends the input's
- * bytes here (one positioned write, survives a kill -9 as the commit journal does) and replies;
+ * bytes here (a copy into the file's shared memory map, or one positioned write where there is no
+ * map: either survives a kill -9, as the commit journal does) and replies;
  * its consumer processes the records later in a batch, and marks the last one it processed with
  * `consumed`: the mark (table `intake_marks`, migration 0140) is written in the same group commit
  * as the rows derived from the records (turn-commit.ts), so they are durable together. At open,
@@ -18,11 +19,18 @@ import { closeSync, constants, openSync, readFileSync, writeSync, writevSync } f
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { deferredCommitOf } from './deferred-commit';
+import { mapFileStart } from './file-map';
 import { turnCommitOf, type TurnWriter } from './turn-commit';
 
 const HEAD = 16;
 /** Past this position, a durable mark moves the records not consumed yet to the file's start. */
 const REWIND_AT = 1024 * 1024;
+/**
+ * The start of the file that is written through a shared memory map (file-map.ts) when one can be
+ * had: a rewind keeps a log under steady load inside it, so a record costs a copy, not a `write`.
+ * Records past it, and every record where there is no map, are written with `pwrite`.
+ */
+export const INTAKE_MAP_BYTES = 4 * 1024 * 1024;
 /** Largest record body taken (a larger input is handled without the log). */
 export const MAX_INTAKE_RECORD = 64 * 1024 * 1024;
 
@@ -75,6 +83,8 @@ export class IntakeLog implements TurnWriter {
   /** The records past the durable mark, in order (what a rewind writes again at the start). */
   private kept: Kept[];
   private readonly markStmt: Statement;
+  /** The file's first `INTAKE_MAP_BYTES`, mapped shared, or undefined (every record is written). */
+  private readonly map: Buffer | undefined;
 
   private constructor(
     private readonly db: Database,
@@ -84,8 +94,10 @@ export class IntakeLog implements TurnWriter {
     last: number,
     end: number,
     unconsumed: readonly ReadRecord[],
+    mapped: boolean,
   ) {
     this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    this.map = mapped ? mapFileStart(this.fd, INTAKE_MAP_BYTES) : undefined;
     this.seq = last;
     this.consumedSeq = mark;
     this.marking = mark;
@@ -99,9 +111,15 @@ export class IntakeLog implements TurnWriter {
 
   /**
    * Opens the log `name` at `path` (created 0600 when absent) over `db` (migrated): the log, and
-   * the records past its mark, to be processed again before anything new.
+   * the records past its mark, to be processed again before anything new. `map: false` writes every
+   * record with `pwrite` (the default maps the file's start where it can: file-map.ts).
    */
-  static open(db: Database, name: string, path: string): { log: IntakeLog; unconsumed: IntakeRecord[] } {
+  static open(
+    db: Database,
+    name: string,
+    path: string,
+    options: { readonly map?: boolean } = {},
+  ): { log: IntakeLog; unconsumed: IntakeRecord[] } {
     let bytes: Buffer;
     try {
       bytes = readFileSync(path);
@@ -114,7 +132,7 @@ export class IntakeLog implements TurnWriter {
     const { records, end } = readIntake(bytes);
     const last = Math.max(mark, records.length > 0 ? records[records.length - 1].seq : 0);
     const unconsumed = records.filter((r) => r.seq > mark);
-    return { log: new IntakeLog(db, name, path, mark, last, end, unconsumed), unconsumed };
+    return { log: new IntakeLog(db, name, path, mark, last, end, unconsumed, options.map !== false), unconsumed };
   }
 
   /** Appends `parts` as one record; returns its sequence once it is written (throws when it cannot be). */
@@ -124,8 +142,8 @@ export class IntakeLog implements TurnWriter {
     for (const p of parts) length += p.length;
     if (length > MAX_INTAKE_RECORD) throw new Error(`intake log ${this.name}: a record of ${length} bytes is over the limit`);
     const seq = this.seq + 1;
-    // One buffer, one CRC pass and one write: the parts (a hook's few hundred bytes) are copied
-    // behind the head rather than handed to `writev` one by one.
+    // One buffer, one CRC pass and one copy into the map (or one write): the parts (a hook's few
+    // hundred bytes) are copied behind the head rather than handed to `writev` one by one.
     const record = Buffer.allocUnsafe(HEAD + length);
     record.writeUInt32LE(length, 0);
     record.writeDoubleLE(seq, 8);
@@ -183,8 +201,20 @@ export class IntakeLog implements TurnWriter {
     }
   }
 
+  /** True when the file's start is mapped (records there are copied, not written). */
+  get mapped(): boolean {
+    return this.map !== undefined;
+  }
+
   /** Writes `bytes` (`length` in all) at `position`, in full, or throws. */
   private writeAt(bytes: readonly Buffer[], length: number, position: number): void {
+    const map = this.map;
+    if (map !== undefined && position + length <= map.length) {
+      // In the page cache once copied: as durable as a `write` against a kill -9.
+      let at = position;
+      for (const b of bytes) at += b.copy(map, at);
+      return;
+    }
     const written = bytes.length === 1 ? writeSync(this.fd, bytes[0], 0, length, position) : writevSync(this.fd, bytes as Buffer[], position);
     // A short write to a regular file means the disk is full: the record is torn, and ignored.
     if (written !== length)

@@ -14,12 +14,12 @@ export interface ServeChild {
   readonly exited: Promise<number | string>;
 }
 
-/** Starts `serve` with the given arguments. */
-export function spawnServe(args: string[]): ServeChild {
+/** Starts `serve` with the given arguments (and `env` over this process's environment). */
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): ServeChild {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, 'serve', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, AEP_COMPANION_DATA_DIR: '', NODE_OPTIONS: '' },
+    env: { ...process.env, AEP_COMPANION_DATA_DIR: '', NODE_OPTIONS: '', ...env },
   });
   const result: ServeChild = {
     child,

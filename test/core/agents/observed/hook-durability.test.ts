@@ -1,14 +1,17 @@
 /**
  * Issue 12: a hook reply is sent only after the hook's events are committed. A burst of hooks
  * against a real `serve` child, SIGKILL from inside the handler of a reply, restart: every hook
- * whose reply was received is in the store (0 lost).
+ * whose reply was received is in the store (0 lost). The intake's case runs with its log's
+ * records copied into a memory map and written with pwrite.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fileMapRefusal } from '../../../../main/core/store/file-map';
+import { INTAKE_MAP_BYTES } from '../../../../main/core/store/intake-log';
 import { ready, spawnServe, type ServeChild } from '../../serve/serve-process';
 
 const children: ServeChild[] = [];
@@ -43,11 +46,11 @@ function postHook(url: string, token: string, agent: Agent, payload: unknown, la
 }
 
 /** A `serve` child on a fresh data directory: the directory, the child, its URL and its hook token. */
-async function startServe(): Promise<{ dataDir: string; s: ServeChild; url: string; token: string }> {
+async function startServe(env: NodeJS.ProcessEnv = {}): Promise<{ dataDir: string; s: ServeChild; url: string; token: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
   dirs.push(dir);
   const dataDir = join(dir, 'data');
-  const s = spawnServe(['--port', '0', '--data-dir', dataDir]);
+  const s = spawnServe(['--port', '0', '--data-dir', dataDir], env);
   children.push(s);
   const url = await ready(s);
   const token = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
@@ -104,8 +107,11 @@ describe('hook replies are durable', () => {
     expect(replied.filter((session) => !stored.has(session))).toEqual([]);
   });
 
-  it('loses no call the hook intake answered and had not handled yet when the daemon is killed', async () => {
-    const { dataDir, s, url, token } = await startServe();
+  it.each([
+    ['copied into the memory map of its log', '1'],
+    ['written to its log', '0'],
+  ])('loses no call the hook intake answered and had not handled yet when the daemon is killed (records %s)', async (_way, map) => {
+    const { dataDir, s, url, token } = await startServe({ AEP_FILE_MAP: map });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const replied: string[] = [];
     // Plain calls, one after the other; the kill comes inside the last reply's handler, well inside
@@ -121,6 +127,10 @@ describe('hook replies are durable', () => {
     agent.destroy();
     expect(await s.exited).toBe('SIGKILL');
     expect(replied).toEqual(['taken-1', 'taken-2', 'taken-3']);
+    // A mapped log is its map's size from the start; a written one is as long as its records.
+    const logBytes = statSync(join(dataDir, 'companion.db-hooks')).size;
+    if (map === '0') expect(logBytes).toBeLessThan(4096);
+    else if (fileMapRefusal() === undefined) expect(logBytes).toBe(INTAKE_MAP_BYTES);
 
     await restartAndStop(dataDir);
     const db = new BetterSqlite3(join(dataDir, 'companion.db'), { readonly: true });
