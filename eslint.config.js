@@ -19,7 +19,7 @@ const nodePatterns = {
  * A rule per folder and depth repeats the Electron ban, because a later `no-restricted-imports`
  * replaces an earlier one for the same files.
  */
-const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features'];
+const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features', 'gc-tuning'];
 const above = (...allowed) => top.filter((f) => !allowed.includes(f));
 const coreLayers = {
   aep: above('aep'),

@@ -3,6 +3,7 @@
  * handle. Both hosts call it: the Electron main process and the headless `serve` command. Every
  * path and option arrives as a parameter; nothing here reads the environment.
  */
+import { tuneGarbageCollector } from './gc-tuning';
 import { accessSync, chmodSync, constants, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
@@ -122,6 +123,7 @@ async function disposeAll(disposers: Disposer[]): Promise<void> {
 
 /** Starts the daemon core. Throws `DaemonStartError` for the expected start failures. */
 export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle> {
+  tuneGarbageCollector();
   const dataDir = options.dataDir;
   prepareDataDir(dataDir);
   // Held for the daemon's lifetime (an OS file lock, freed even by kill -9): a second daemon on this
