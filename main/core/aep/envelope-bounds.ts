@@ -36,15 +36,23 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** True when `text` holds a control character (C0 or DEL). */
 export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
 
-/** A one-line refusal when a routing string of `value` breaks a bound, else undefined. */
-export function envelopeBoundsError(value: Readonly<Record<string, unknown>>): string | undefined {
+/**
+ * A one-line refusal when a routing string of `value` breaks a bound, else undefined. Every string
+ * is bounded in length; `controlled` names the routing strings searched for control characters
+ * (default: all but `subject`). A typed emitter names only the ones it copied from outside: the
+ * others are its own text (an id, a time, a type) or built from those (a source from the session).
+ */
+export function envelopeBoundsError(
+  value: Readonly<Record<string, unknown>>,
+  controlled?: ReadonlySet<string>,
+): string | undefined {
   for (const key in ROUTING) {
     const v = value[key];
     if (typeof v !== 'string') continue;
     const row = CORE_ATTRIBUTES[key];
     if (v.length > ROUTING[key])
       return `AEP-0001 §5.1 #${row} (relay bound): ${key} is ${v.length} characters long; this relay takes at most ${ROUTING[key]}`;
-    if (key !== 'subject' && CONTROL.test(v))
+    if ((controlled === undefined ? key !== 'subject' : controlled.has(key)) && CONTROL.test(v))
       return `AEP-0001 §5.1 #${row} (relay bound): ${key} contains a control character (U+0000-U+001F or U+007F), which this relay refuses in routing attributes`;
   }
   for (const key in value) {
