@@ -15,7 +15,7 @@
  * older generation left behind is never read, and a torn last record (a write cut by a power
  * loss, never acknowledged) ends the log.
  */
-import { closeSync, constants, openSync, readFileSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync, writeSync, writevSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { deferredCommitOf } from './deferred-commit';
@@ -40,15 +40,9 @@ export interface IntakeRecord {
   readonly body: Buffer;
 }
 
-/** A record as read: also its head, so it can be written again unchanged. */
+/** A record as read: also where it starts in the file. */
 interface ReadRecord extends IntakeRecord {
-  readonly head: Buffer;
-}
-
-/** A record written and not yet covered by a durable mark: its sequence and its bytes as written. */
-interface Kept {
-  readonly seq: number;
-  readonly bytes: readonly Buffer[];
+  readonly at: number;
 }
 
 /** The records of `bytes` that follow one another from the start (the log's valid prefix), and where they end. */
@@ -62,7 +56,7 @@ export function readIntake(bytes: Buffer): { records: ReadRecord[]; end: number 
     if (crc32(bytes.subarray(at + 8, at + HEAD + length)) !== bytes.readUInt32LE(at + 4)) break;
     const seq = bytes.readDoubleLE(at + 8);
     if (!Number.isSafeInteger(seq) || seq < 1 || (last !== undefined && seq !== last + 1)) break;
-    records.push({ seq, body: Buffer.from(bytes.subarray(at + HEAD, at + HEAD + length)), head: Buffer.from(bytes.subarray(at, at + HEAD)) });
+    records.push({ seq, body: Buffer.from(bytes.subarray(at + HEAD, at + HEAD + length)), at });
     last = seq;
     at += HEAD + length;
   }
@@ -80,8 +74,13 @@ export class IntakeLog implements TurnWriter {
   private consumedSeq: number;
   /** The sequence the mark being written holds. */
   private marking = 0;
-  /** The records past the durable mark, in order (what a rewind writes again at the start). */
-  private kept: Kept[];
+  /**
+   * Where each record past the durable mark starts, in order (what a rewind writes again at the
+   * start): the records of sequences `keptFirst`, `keptFirst + 1`, … They lie one after another up
+   * to `at`, so a rewind reads them back from the file rather than keeping their bytes in memory.
+   */
+  private keptAt: number[];
+  private keptFirst: number;
   private readonly markStmt: Statement;
   /** The file's first `INTAKE_MAP_BYTES`, mapped shared, or undefined (every record is written). */
   private readonly map: Buffer | undefined;
@@ -101,7 +100,8 @@ export class IntakeLog implements TurnWriter {
     this.seq = last;
     this.consumedSeq = mark;
     this.marking = mark;
-    this.kept = unconsumed.map((r) => ({ seq: r.seq, bytes: [r.head, r.body] }));
+    this.keptAt = unconsumed.map((r) => r.at);
+    this.keptFirst = unconsumed.length > 0 ? unconsumed[0].seq : last + 1;
     // Nothing left to consume: the next generation starts at the file's beginning.
     this.at = last <= mark ? 0 : end;
     this.markStmt = db.prepare(
@@ -142,19 +142,33 @@ export class IntakeLog implements TurnWriter {
     for (const p of parts) length += p.length;
     if (length > MAX_INTAKE_RECORD) throw new Error(`intake log ${this.name}: a record of ${length} bytes is over the limit`);
     const seq = this.seq + 1;
-    // One buffer, one CRC pass and one copy into the map (or one write): the parts (a hook's few
-    // hundred bytes) are copied behind the head rather than handed to `writev` one by one.
-    const record = Buffer.allocUnsafe(HEAD + length);
-    record.writeUInt32LE(length, 0);
-    record.writeDoubleLE(seq, 8);
-    let at = HEAD;
-    for (const p of parts) at += p.copy(record, at);
-    record.writeUInt32LE(crc32(record.subarray(8)), 4);
-    const bytes = [record];
-    this.writeAt(bytes, HEAD + length, this.at);
-    this.at += HEAD + length;
+    const total = HEAD + length;
+    const start = this.at;
+    const map = this.map;
+    if (map !== undefined && start + total <= map.length) {
+      // Built in place in the map: no buffer, no system call. The CRC goes in last, so a record
+      // cut short by a kill never reads as whole (nor does an older one's head left in its place:
+      // its sequence is below the last one).
+      let at = start + HEAD;
+      for (const p of parts) at += p.copy(map, at);
+      map.writeUInt32LE(length, start);
+      map.writeDoubleLE(seq, start + 8);
+      map.writeUInt32LE(crc32(map.subarray(start + 8, start + total)), start + 4);
+    } else {
+      // One buffer, one CRC pass and one write: the parts (a hook's few hundred bytes) are copied
+      // behind the head rather than handed to `writev` one by one.
+      const record = Buffer.allocUnsafe(total);
+      record.writeUInt32LE(length, 0);
+      record.writeDoubleLE(seq, 8);
+      let at = HEAD;
+      for (const p of parts) at += p.copy(record, at);
+      record.writeUInt32LE(crc32(record.subarray(8)), 4);
+      this.writeAt([record], total, start);
+    }
+    this.at = start + total;
     this.seq = seq;
-    this.kept.push({ seq, bytes });
+    if (this.keptAt.length === 0) this.keptFirst = seq;
+    this.keptAt.push(start);
     return seq;
   }
 
@@ -180,21 +194,26 @@ export class IntakeLog implements TurnWriter {
    * sequences, in order), so a log under steady load stays small too.
    */
   settle(): void {
-    let covered = 0;
-    while (covered < this.kept.length && this.kept[covered].seq <= this.marking) covered++;
-    if (covered > 0) this.kept = this.kept.slice(covered);
-    if (this.kept.length === 0) {
+    const covered = Math.min(this.keptAt.length, Math.max(0, this.marking - this.keptFirst + 1));
+    if (covered > 0) {
+      this.keptAt = this.keptAt.slice(covered);
+      this.keptFirst += covered;
+    }
+    if (this.keptAt.length === 0) {
       this.at = 0;
       return;
     }
     if (this.at < REWIND_AT) return;
-    const bytes = this.kept.flatMap((k) => k.bytes);
-    let length = 0;
-    for (const b of bytes) length += b.length;
+    const from = this.keptAt[0];
+    const length = this.at - from;
     // Only when the records fit before where they are now: a rewind never overwrites them.
-    if (length > this.at - length) return;
+    if (length > from) return;
     try {
-      this.writeAt(bytes, length, 0);
+      // Read back through the page cache (a map and the file show the same bytes), written at 0.
+      const bytes = Buffer.allocUnsafe(length);
+      if (readSync(this.fd, bytes, 0, length, from) !== length) return;
+      this.writeAt([bytes], length, 0);
+      this.keptAt = this.keptAt.map((at) => at - from);
       this.at = length;
     } catch {
       // The records are still where they were: the log keeps growing until the next rewind.

@@ -140,6 +140,19 @@ describe.each([
     expect(after.texts[0]).toBe('x'.repeat(4096));
   });
 
+  it('moves the records a mark does not cover to the start from past the mapped part of the file too', () => {
+    const { file, path } = place();
+    const count = Math.ceil(INTAKE_MAP_BYTES / 4096) + 76;
+    // All but the last ten consumed: those ten lie past the map's end (written with pwrite).
+    expect(killed(file, path, `n:${count}:4096`, `c:${count - 10}`, 'a:next')).toEqual([count + 1]);
+    const { records, end } = readIntake(readFileSync(path));
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 11 }, (_, i) => count - 9 + i));
+    expect(end).toBeLessThan(64 * 1024);
+    const after = reopen(file, path);
+    expect(after.texts[10]).toBe('next');
+    expect(after.texts.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'x'.repeat(4096)));
+  });
+
   it('keeps the mark across a COMMIT of the deferred transaction', () => {
     const { file, path } = place();
     killed(file, path, 'a:a', 'a:b', 'c:1', '|', 'a:c');
