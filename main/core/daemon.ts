@@ -3,7 +3,6 @@
  * handle. Both hosts call it: the Electron main process and the headless `serve` command. Every
  * path and option arrives as a parameter; nothing here reads the environment.
  */
-import { tuneGarbageCollector } from './gc-tuning';
 import { accessSync, chmodSync, constants, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
@@ -18,6 +17,7 @@ import { tokensApi } from './api/tokens-api';
 import type { DaemonContext, Disposer, Feature } from './daemon-context';
 import { ClaimError, claimDataDir } from './daemon-record';
 import { FEATURES } from './features';
+import { tuneGarbageCollector } from './gc-tuning';
 import { startWalCheckpointer } from './store/wal-checkpointer';
 import type { InstallerHost } from './installer/installer-env';
 import { warnHookPortMismatches } from './installer/hook-ports';

@@ -15,7 +15,7 @@
  * older generation left behind is never read, and a torn last record (a write cut by a power
  * loss, never acknowledged) ends the log.
  */
-import { closeSync, constants, openSync, readFileSync, readSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { deferredCommitOf } from './deferred-commit';
@@ -144,27 +144,18 @@ export class IntakeLog implements TurnWriter {
     const seq = this.seq + 1;
     const total = HEAD + length;
     const start = this.at;
-    const map = this.map;
-    if (map !== undefined && start + total <= map.length) {
-      // Built in place in the map: no buffer, no system call. The CRC goes in last, so a record
-      // cut short by a kill never reads as whole (nor does an older one's head left in its place:
-      // its sequence is below the last one).
-      let at = start + HEAD;
-      for (const p of parts) at += p.copy(map, at);
-      map.writeUInt32LE(length, start);
-      map.writeDoubleLE(seq, start + 8);
-      map.writeUInt32LE(crc32(map.subarray(start + 8, start + total)), start + 4);
-    } else {
-      // One buffer, one CRC pass and one write: the parts (a hook's few hundred bytes) are copied
-      // behind the head rather than handed to `writev` one by one.
-      const record = Buffer.allocUnsafe(total);
-      record.writeUInt32LE(length, 0);
-      record.writeDoubleLE(seq, 8);
-      let at = HEAD;
-      for (const p of parts) at += p.copy(record, at);
-      record.writeUInt32LE(crc32(record.subarray(8)), 4);
-      this.writeAt([record], total, start);
-    }
+    // Built in place in the map where it fits (no buffer, no system call), else in a buffer of its
+    // own that is then written. The CRC goes in last, so a record cut short by a kill never reads
+    // as whole (nor does an older one's head left in its place: its sequence is below the last one).
+    const inMap = this.map !== undefined && start + total <= this.map.length;
+    const target = inMap ? this.map! : Buffer.allocUnsafe(total);
+    const base = inMap ? start : 0;
+    let at = base + HEAD;
+    for (const p of parts) at += p.copy(target, at);
+    target.writeUInt32LE(length, base);
+    target.writeDoubleLE(seq, base + 8);
+    target.writeUInt32LE(crc32(target.subarray(base + 8, base + total)), base + 4);
+    if (!inMap) this.writeAt(target, start);
     this.at = start + total;
     this.seq = seq;
     if (this.keptAt.length === 0) this.keptFirst = seq;
@@ -212,7 +203,7 @@ export class IntakeLog implements TurnWriter {
       // Read back through the page cache (a map and the file show the same bytes), written at 0.
       const bytes = Buffer.allocUnsafe(length);
       if (readSync(this.fd, bytes, 0, length, from) !== length) return;
-      this.writeAt([bytes], length, 0);
+      this.writeAt(bytes, 0);
       this.keptAt = this.keptAt.map((at) => at - from);
       this.at = length;
     } catch {
@@ -225,16 +216,16 @@ export class IntakeLog implements TurnWriter {
     return this.map !== undefined;
   }
 
-  /** Writes `bytes` (`length` in all) at `position`, in full, or throws. */
-  private writeAt(bytes: readonly Buffer[], length: number, position: number): void {
+  /** Writes `bytes` at `position`, in full, or throws: copied into the map where it fits, else written. */
+  private writeAt(bytes: Buffer, position: number): void {
+    const length = bytes.length;
     const map = this.map;
     if (map !== undefined && position + length <= map.length) {
       // In the page cache once copied: as durable as a `write` against a kill -9.
-      let at = position;
-      for (const b of bytes) at += b.copy(map, at);
+      bytes.copy(map, position);
       return;
     }
-    const written = bytes.length === 1 ? writeSync(this.fd, bytes[0], 0, length, position) : writevSync(this.fd, bytes as Buffer[], position);
+    const written = writeSync(this.fd, bytes, 0, length, position);
     // A short write to a regular file means the disk is full: the record is torn, and ignored.
     if (written !== length)
       throw Object.assign(new Error(`intake log ${this.name}: wrote ${written} of ${length} bytes`), { code: 'SQLITE_FULL' });
