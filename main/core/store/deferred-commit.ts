@@ -46,7 +46,9 @@ import {
   writeSync,
 } from 'node:fs';
 import type { Database, Statement } from 'better-sqlite3';
+import { mapFileStart } from './file-map';
 import {
+  FRAME_HEAD,
   JournalEncoder,
   decodeJournal,
   type JournalRecord,
@@ -63,6 +65,12 @@ export interface DeferredCommitOptions {
   readonly maxJournalBytes?: number;
   /** A deferred COMMIT failed (its turns stay in the journal and are tried again). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * False: every record is written with `pwrite`. By default the journal's first
+   * `2 × maxJournalBytes` are a shared memory map where one can be had (file-map.ts), and a
+   * record there is a copy into the page cache instead of a system call.
+   */
+  readonly map?: boolean;
 }
 
 /** What the deferral has done (tests, benches). */
@@ -145,6 +153,8 @@ export class DeferredCommit {
   /** Set while journaled turns could not be written again: every turn fails until they are. */
   private broken: unknown = undefined;
   private fd: number;
+  /** The journal's start, mapped shared, or undefined (every record is written). */
+  private map: Buffer | undefined;
   private counts = { turns: 0, commits: 0, forced: 0, later: 0, applied: 0 };
   private readonly encoder = new JournalEncoder();
   private readonly windowMs: number;
@@ -170,7 +180,15 @@ export class DeferredCommit {
     // Written at positions, not appended: each generation overwrites the last one's pages
     // (already in the page cache) instead of growing the file again after a truncation.
     this.fd = openSync(options.journalPath, constants.O_RDWR | constants.O_CREAT, 0o600);
+    // A generation ends at the end of the turn that passes maxJournalBytes: twice that holds it
+    // unless that one turn is itself larger (its record is then written).
+    this.map = options.map === false ? undefined : mapFileStart(this.fd, 2 * this.maxJournalBytes);
     this.watch();
+  }
+
+  /** True when the journal's start is mapped (records there are copied, not written). */
+  get mapped(): boolean {
+    return this.map !== undefined;
   }
 
   /** Whether the deferred transaction is open. */
@@ -321,6 +339,8 @@ export class DeferredCommit {
       // Closed already.
     }
     this.fd = -1;
+    // Dropped with the connection (the memory is unmapped when the buffer is collected).
+    this.map = undefined;
   }
 
   /**
@@ -444,13 +464,21 @@ export class DeferredCommit {
     });
     try {
       const frame = this.encoder.encode(this.seq + 1, defs, w);
-      const written = writeSync(this.fd, frame, 0, frame.length, this.journalBytes);
-      // A short write to a regular file means the disk is full: the record is torn, and ignored.
-      if (written !== frame.length)
-        throw Object.assign(
-          new Error(`commit journal: wrote ${written} of ${frame.length} bytes`),
-          { code: 'SQLITE_FULL' },
-        );
+      const map = this.map;
+      if (map !== undefined && this.journalBytes + frame.length <= map.length) {
+        // The payload first and its head (length, CRC) last: a copy cut short by a kill is a
+        // frame whose CRC does not match, which a reader ignores (the turn was not acknowledged).
+        frame.copy(map, this.journalBytes + FRAME_HEAD, FRAME_HEAD);
+        frame.copy(map, this.journalBytes, 0, FRAME_HEAD);
+      } else {
+        const written = writeSync(this.fd, frame, 0, frame.length, this.journalBytes);
+        // A short write to a regular file means the disk is full: the record is torn, and ignored.
+        if (written !== frame.length)
+          throw Object.assign(
+            new Error(`commit journal: wrote ${written} of ${frame.length} bytes`),
+            { code: 'SQLITE_FULL' },
+          );
+      }
       this.journalBytes += frame.length;
     } catch (error) {
       for (const [, sql] of defs) this.ids.delete(sql);

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import {
-  appendFileSync,
+  closeSync,
+  openSync,
   readFileSync,
   rmSync,
   statSync,
-  truncateSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
@@ -18,7 +19,8 @@ import {
   readJournal,
 } from '../../../main/core/store/deferred-commit';
 import { EventStore } from '../../../main/core/store/event-store';
-import { JournalEncoder, decodeJournal } from '../../../main/core/store/journal-codec';
+import { fileMapRefusal } from '../../../main/core/store/file-map';
+import { FRAME_HEAD, JournalEncoder, decodeJournal } from '../../../main/core/store/journal-codec';
 import { commitJournalPath, openDb } from '../../../main/core/store/open-db';
 import { SearchIndexer } from '../../../main/core/store/search-indexer';
 import { SessionsRepo, type SessionTouch } from '../../../main/core/store/sessions-repo';
@@ -92,8 +94,32 @@ const killedChild = (file: string, ...steps: string[]) =>
     encoding: 'utf8',
   });
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Where the journal's valid records end (where the next one would go). */
+const journalEnd = (path: string): number => {
+  const bytes = readFileSync(path);
+  let at = 0;
+  for (let n = readJournal(path).length; n > 0; n--) at += FRAME_HEAD + bytes.readUInt32LE(at);
+  return at;
+};
+/** Where the memory map can be had here (the optional module built, plain Node, Linux or macOS). */
+const canMap = fileMapRefusal() === undefined;
 
-describe('deferred commits', () => {
+// Each case runs with the journal's start mapped (file-map.ts) and with every record written;
+// the kill children inherit the choice through the environment.
+describe.each([
+  ['mapped', true],
+  ['written', false],
+])('deferred commits (%s journal)', (_name, map) => {
+  const saved = process.env.AEP_FILE_MAP;
+  beforeEach(() => {
+    if (map) delete process.env.AEP_FILE_MAP;
+    else process.env.AEP_FILE_MAP = '0';
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.AEP_FILE_MAP;
+    else process.env.AEP_FILE_MAP = saved;
+  });
+
   it('keeps every acknowledged turn through a SIGKILL before any COMMIT: the journal writes them back once, in order', () => {
     const file = tmp.file();
     const child = killedChild(file, 'e1', 'e2', 'e3');
@@ -119,7 +145,10 @@ describe('deferred commits', () => {
     expect(
       (db.prepare('SELECT json FROM events WHERE id = ?').get('e2') as { json: string }).json,
     ).toContain('naïve ✓ e2');
-    expect(statSync(commitJournalPath(file)).size).toBe(0);
+    // The writer emptied the journal (a map's range reads as zeros: no record).
+    expect(readJournal(commitJournalPath(file))).toEqual([]);
+    expect(deferredCommitOf(db)!.mapped).toBe(map && canMap);
+    expect(statSync(commitJournalPath(file)).size).toBe(map && canMap ? 2 * 1024 * 1024 : 0);
     db.close();
     // Opened again: nothing is written twice.
     db = openDb(file, { deferCommits: {} });
@@ -127,14 +156,34 @@ describe('deferred commits', () => {
     expect(committedIds(file)).toEqual(['e1', 'e2', 'e3']);
   });
 
+  it('writes a record that does not fit in the map, and reads it back after the mapped ones', async () => {
+    const file = tmp.file();
+    // A 4 KiB generation: the map is 8 KiB, and a 10 KB event's record goes past it.
+    db = openDb(file, { deferCommits: { windowMs: 600_000, maxJournalBytes: 4096 } });
+    const store = new EventStore(db, { maxEventsPerSession: 100 });
+    await store.admit(items(event({ seq: 1, data: { text: 'a'.repeat(100) } })));
+    await store.admit(items(event({ seq: 2, data: { text: 'b'.repeat(10_000) } })));
+    const journal = commitJournalPath(file);
+    const records = readJournal(journal);
+    expect(records.map((r) => r.seq)).toEqual([1, 2]);
+    expect(JSON.stringify(records[1].writes)).toContain('b'.repeat(10_000));
+    expect(journalEnd(journal)).toBeGreaterThan(8192);
+    expect(statSync(journal).size).toBe(journalEnd(journal));
+    // That turn passed the generation's size: committed, and the next generation starts over at 0.
+    expect(deferredCommitOf(db)!.stats().commits).toBe(1);
+    await store.admit(items(event({ seq: 3 })));
+    expect(readJournal(journal).map((r) => r.seq)).toEqual([3]);
+  });
+
   it('ignores a torn last record and everything after it, and replays no record the database already holds', () => {
     const file = tmp.file();
     const child = killedChild(file, 'a1', 'a2', 'a3');
     expect(child.signal).toBe('SIGKILL');
     const journal = commitJournalPath(file);
-    // Cut the last record short, as a power loss during its append would.
-    truncateSync(journal, statSync(journal).size - 3);
-    appendFileSync(journal, Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    // Damage the last record's end, as a power loss during its append would.
+    const fd = openSync(journal, 'r+');
+    writeSync(fd, Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]), 0, 9, journalEnd(journal) - 3);
+    closeSync(fd);
     expect(readJournal(journal).map((r) => r.seq)).toEqual([1, 2]);
     db = openDb(file, { deferCommits: {} });
     expect(committedIds(file)).toEqual(['a1', 'a2']);
