@@ -371,7 +371,9 @@ export class SessionsRepo {
    */
   private writeTurn(): void {
     if (this.inFlight === null) {
-      if (this.dirty.size === 0 && this.sighted.size === 0) return;
+      // Both sizes read every time: a read skipped on the usual path has no type feedback, and the
+      // rare turn that reaches it would throw the optimized code away (V8 deoptimizes there).
+      if (this.dirty.size + this.sighted.size === 0) return;
       this.inFlight = { rows: [...this.dirty.values()], emitters: [...this.sighted.values()] };
       this.dirty.clear();
       this.sighted.clear();
