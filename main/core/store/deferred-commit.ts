@@ -43,12 +43,10 @@ import {
   openSync,
   readFileSync,
   statSync,
-  writeSync,
 } from 'node:fs';
 import type { Database, Statement } from 'better-sqlite3';
-import { mapFileStart } from './file-map';
+import { mapFileStart, putAt } from './file-map';
 import {
-  FRAME_HEAD,
   JournalEncoder,
   decodeJournal,
   type JournalRecord,
@@ -464,21 +462,9 @@ export class DeferredCommit {
     });
     try {
       const frame = this.encoder.encode(this.seq + 1, defs, w);
-      const map = this.map;
-      if (map !== undefined && this.journalBytes + frame.length <= map.length) {
-        // The payload first and its head (length, CRC) last: a copy cut short by a kill is a
-        // frame whose CRC does not match, which a reader ignores (the turn was not acknowledged).
-        frame.copy(map, this.journalBytes + FRAME_HEAD, FRAME_HEAD);
-        frame.copy(map, this.journalBytes, 0, FRAME_HEAD);
-      } else {
-        const written = writeSync(this.fd, frame, 0, frame.length, this.journalBytes);
-        // A short write to a regular file means the disk is full: the record is torn, and ignored.
-        if (written !== frame.length)
-          throw Object.assign(
-            new Error(`commit journal: wrote ${written} of ${frame.length} bytes`),
-            { code: 'SQLITE_FULL' },
-          );
-      }
+      // Copied into the map where it fits, else written. A copy cut short by a kill leaves a frame
+      // whose CRC does not match its payload, which a reader ignores (the turn was not acknowledged).
+      putAt(this.fd, this.map, frame, this.journalBytes, 'commit journal');
       this.journalBytes += frame.length;
     } catch (error) {
       for (const [, sql] of defs) this.ids.delete(sql);

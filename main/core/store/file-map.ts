@@ -78,3 +78,20 @@ export function mapFileStart(fd: number, size: number): Buffer | undefined {
     return undefined;
   }
 }
+
+/**
+ * Puts `bytes` at `position` of the file open as `fd`, in full: copied into `map` (the file's start,
+ * from `mapFileStart`) where they fit, which puts them in the page cache as a `write` would, else
+ * written. A short write means the disk is full: throws an `SQLITE_FULL` error naming `what` (the
+ * bytes are torn, and a reader's CRC check ignores them).
+ */
+export function putAt(fd: number, map: Buffer | undefined, bytes: Buffer, position: number, what: string): void {
+  const length = bytes.length;
+  if (map !== undefined && position + length <= map.length) {
+    bytes.copy(map, position);
+    return;
+  }
+  const written = writeSync(fd, bytes, 0, length, position);
+  if (written !== length)
+    throw Object.assign(new Error(`${what}: wrote ${written} of ${length} bytes`), { code: 'SQLITE_FULL' });
+}

@@ -15,11 +15,11 @@
  * older generation left behind is never read, and a torn last record (a write cut by a power
  * loss, never acknowledged) ends the log.
  */
-import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { deferredCommitOf } from './deferred-commit';
-import { mapFileStart } from './file-map';
+import { mapFileStart, putAt } from './file-map';
 import { turnCommitOf, type TurnWriter } from './turn-commit';
 
 const HEAD = 16;
@@ -216,19 +216,9 @@ export class IntakeLog implements TurnWriter {
     return this.map !== undefined;
   }
 
-  /** Writes `bytes` at `position`, in full, or throws: copied into the map where it fits, else written. */
+  /** Puts `bytes` at `position`, in full, or throws: copied into the map where they fit, else written. */
   private writeAt(bytes: Buffer, position: number): void {
-    const length = bytes.length;
-    const map = this.map;
-    if (map !== undefined && position + length <= map.length) {
-      // In the page cache once copied: as durable as a `write` against a kill -9.
-      bytes.copy(map, position);
-      return;
-    }
-    const written = writeSync(this.fd, bytes, 0, length, position);
-    // A short write to a regular file means the disk is full: the record is torn, and ignored.
-    if (written !== length)
-      throw Object.assign(new Error(`intake log ${this.name}: wrote ${written} of ${length} bytes`), { code: 'SQLITE_FULL' });
+    putAt(this.fd, this.map, bytes, position, `intake log ${this.name}`);
   }
 
   /** The mark could not be written: it is written again with the next one (the records stay past it until then). */
