@@ -9,7 +9,7 @@
  * state: the daemon's optimizing compiler is still at work through its first tens of thousands of
  * hooks; measured, the 20,000 hooks after a 2,000-hook warm-up took 15-20 % more CPU each than
  * the 20,000 after a 30,000-hook one, the echo floor settles within a few hundred). Within a
- * run the floor and the daemon take turns in BENCH_HOOK_CHUNKS (6) slices, and the share of the
+ * run the floor and the daemon take turns in BENCH_HOOK_CHUNKS (20) slices, and the share of the
  * machine's CPU the hypervisor stole during each level is reported beside its ratios; then the
  * command-hook shim's wall time against `node -e 0` (the installed command, target ≤ 1.2×: its bash
  * fast path, with the Node shim behind the same launcher and the CLI's `aep-companion hook` beside
@@ -30,7 +30,7 @@ import { machineTicks, percentile, processThreadsCpuMs, processWrittenBytes, rep
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUND_TRIPS = Number(process.env.BENCH_HOOK_REQUESTS ?? 20_000);
-const CHUNKS = Math.max(1, Number(process.env.BENCH_HOOK_CHUNKS ?? 6));
+const CHUNKS = Math.max(1, Number(process.env.BENCH_HOOK_CHUNKS ?? 20));
 const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 3);
 const WARM = Number(process.env.BENCH_HOOK_WARM ?? 25_000);
 const SHIM_RUNS = Number(process.env.BENCH_SHIM_RUNS ?? 20);
@@ -315,8 +315,10 @@ try {
     for (const concurrency of [1, 16]) {
       // The floor and the daemon take turns in CHUNKS slices of the round (which goes first
       // alternates), so a burst of load from outside (the hypervisor's steal comes in bursts of
-      // seconds) falls on both rather than on whichever was measured at that moment. CPU comes from
-      // the threads' schedstat (ns), which a slice's few tens of ms would lose to clock ticks.
+      // seconds) falls on both rather than on whichever was measured at that moment; 20 slices of
+      // 1,000 hooks rather than 6 of 3,334 halved the spread of a run's CPU ratio on a 2-core guest
+      // (1.72-1.93 against 1.54-2.04) without moving its centre. CPU comes from the threads'
+      // schedstat (ns), which a slice's few tens of ms would lose to clock ticks.
       const ticks = machineTicks();
       const size = Math.ceil(ROUND_TRIPS / CHUNKS);
       const sides = [
@@ -362,7 +364,7 @@ try {
       note(`${c} machine CPU stolen by the hypervisor, %`, stolenShare(ticks, machineTicks()));
     }
   }
-  const figures: Record<string, number | string | boolean> = { requests: ROUND_TRIPS, 'warm-up hooks per level': WARM, runs: RUNS };
+  const figures: Record<string, number | string | boolean> = { requests: ROUND_TRIPS, 'warm-up hooks per level': WARM, runs: RUNS, 'slices per run (floor and daemon take turns)': CHUNKS };
   const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
   for (const [name, values] of perRun) {
     figures[`${name}${RUNS > 1 ? ', median' : ''}`] = median(values);
