@@ -244,15 +244,21 @@ export class EventReplay {
         if (done) return;
       }
     }
-    const window = this.pageSize;
+    // A filtered page scans a window of the session's rows, sized like the pages above from the
+    // recent read time per row (a window's rows are read even when none matches).
     const filtered = this.filteredStmt(sql);
     for (;;) {
+      const window = this.pageRows();
+      const started = performance.now();
       const end = this.windowEndStmt.get(session, ...key, window - 1) as KeyRow | undefined;
       const last: [number, number, number, number] =
         end === undefined
           ? [Number.MAX_SAFE_INTEGER, 0, 0, 0]
           : [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
-      yield toPage(filtered.all(session, ...key, ...last, ...sql.values) as ReplayRow[]);
+      const rows = filtered.all(session, ...key, ...last, ...sql.values) as ReplayRow[];
+      // Only a full window tells the rate (a session's last one may scan a few rows).
+      if (end !== undefined) this.observe(window, performance.now() - started);
+      yield toPage(rows);
       if (end === undefined) return;
       key = last;
     }
