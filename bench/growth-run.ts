@@ -191,16 +191,19 @@ const http = require('node:http');
 const [url, token] = process.argv.slice(1);
 let events = 0;
 let tail = '';
-const started = performance.now();
-http.get(url, { headers: { authorization: 'Bearer ' + token, accept: 'text/event-stream' } }, (res) => {
-  if (res.statusCode !== 200) { console.log(JSON.stringify({ error: res.statusCode })); process.exit(1); }
-  res.setEncoding('utf8').on('data', (chunk) => {
-    const text = tail + chunk;
-    let at = text.indexOf('\\nevent: ');
-    while (at !== -1) { events++; at = text.indexOf('\\nevent: ', at + 8); }
-    tail = text.slice(-8);
+process.stdout.write('ready\\n');
+process.stdin.once('data', () => {
+  const started = performance.now();
+  http.get(url, { headers: { authorization: 'Bearer ' + token, accept: 'text/event-stream' } }, (res) => {
+    if (res.statusCode !== 200) { console.log(JSON.stringify({ error: res.statusCode })); process.exit(1); }
+    res.setEncoding('utf8').on('data', (chunk) => {
+      const text = tail + chunk;
+      let at = text.indexOf('\\nevent: ');
+      while (at !== -1) { events++; at = text.indexOf('\\nevent: ', at + 8); }
+      tail = text.slice(-8);
+    });
+    res.on('end', () => { console.log(JSON.stringify({ events, seconds: (performance.now() - started) / 1000 })); process.exit(0); });
   });
-  res.on('end', () => console.log(JSON.stringify({ events, seconds: (performance.now() - started) / 1000 })));
 });
 `;
 
@@ -249,21 +252,26 @@ async function measureReplay(
   return { rows, rate, floorRate, longestPageMs, loopMaxMs, stallMs: Math.max(longestPageMs, loopMaxMs) };
 }
 
-/** An SSE replay (`/stream?query`) read by a child process; resolves with its count and duration. */
-function replayAll(
+/**
+ * An SSE replay (`/stream?query`) read by a child process, spawned and ready before the replay
+ * starts: spawning blocks this process's event loop for 20-70 ms on a 2-core guest (the fork of a
+ * process holding the daemon's 130 MiB), a stall of the bench's own making that the loop monitor
+ * must not see. `go` starts the replay and resolves with its count and duration.
+ */
+async function replayConsumer(
   url: string,
   token: string,
   query: string,
-): Promise<{ events: number; seconds: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', CONSUMER, `${url}/stream?${query}`, token], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.on('exit', (code) => {
+): Promise<{ go: () => Promise<{ events: number; seconds: number }> }> {
+  const child = spawn(process.execPath, ['-e', CONSUMER, `${url}/stream?${query}`, token], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const exited = new Promise<{ events: number; seconds: number }>((resolve, reject) => {
+    child.on('close', (code) => {
+      const last = out.trim().split('\n').pop() ?? '';
       try {
-        const result = JSON.parse(out) as { events: number; seconds: number; error?: number };
+        const result = JSON.parse(last) as { events: number; seconds: number; error?: number };
         if (code !== 0 || result.error !== undefined)
           reject(new Error(`replay consumer failed: ${out}`));
         else resolve(result);
@@ -272,6 +280,19 @@ function replayAll(
       }
     });
   });
+  await new Promise<void>((ready, failed) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      if (out.startsWith('ready\n')) ready();
+    });
+    exited.catch(failed);
+  });
+  return {
+    go: () => {
+      child.stdin.end('go\n');
+      return exited;
+    },
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'aep-bench-growth-'));
@@ -385,7 +406,9 @@ try {
     pass: onePass.rate >= 300_000 && onePass.stallMs <= 50,
   });
 
-  // 2b. Replay everything held over SSE while hooks keep arriving over HTTP, one at a time.
+  // 2b. Replay everything held over SSE while hooks keep arriving over HTTP, one at a time (the
+  // consumer spawned first: see replayConsumer).
+  const consumer = await replayConsumer(daemon.url, daemon.tokens.operator, 'from=all&live=0');
   const agent = new Agent({ keepAlive: true, maxSockets: 2 });
   const loop = monitorEventLoopDelay({ resolution: 1 });
   const hookWaits: number[] = [];
@@ -401,11 +424,7 @@ try {
     }
   })();
   loop.enable();
-  const { events: replayed, seconds: replaySeconds } = await replayAll(
-    daemon.url,
-    daemon.tokens.operator,
-    'from=all&live=0',
-  );
+  const { events: replayed, seconds: replaySeconds } = await consumer.go();
   loop.disable();
   replaying = false;
   await load;
@@ -424,14 +443,11 @@ try {
   });
 
   // The same replay filtered to a rare type (SQL push-down, bounded pages), with the stall.
+  const filter = encodeURIComponent(JSON.stringify({ type: 'session.started' }));
+  const filtered = await replayConsumer(daemon.url, daemon.tokens.operator, `from=all&live=0&filter=${filter}`);
   loop.reset();
   loop.enable();
-  const filter = encodeURIComponent(JSON.stringify({ type: 'session.started' }));
-  const { events: matched, seconds: filteredSeconds } = await replayAll(
-    daemon.url,
-    daemon.tokens.operator,
-    `from=all&live=0&filter=${filter}`,
-  );
+  const { events: matched, seconds: filteredSeconds } = await filtered.go();
   loop.disable();
   report('filtered replay (type session.started) of held events', {
     'events scanned': held,

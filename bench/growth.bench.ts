@@ -31,7 +31,8 @@ await build({
   },
 });
 try {
-  const run = spawnSync(process.execPath, [bundle], { cwd: root, stdio: 'inherit' });
+  const nodeArgs = process.env.BENCH_GROWTH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const run = spawnSync(process.execPath, [...nodeArgs, bundle], { cwd: root, stdio: 'inherit' });
   process.exitCode = run.status ?? 1;
 } finally {
   rmSync(bundle, { force: true });
