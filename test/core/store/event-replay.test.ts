@@ -110,6 +110,21 @@ describe('EventReplay page sizing', () => {
     close();
   });
 
+  it('scans filtered windows of fewer rows once reads are slow, as the unfiltered pages are', () => {
+    const { store, close } = filled();
+    // The filter matches every row, so a page holds its whole window; each window "took" 20 ms.
+    let clock = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += 20));
+    const sizes = [...store.replayPages('s', null, replaySql({ type: 'tool.started' }))].map(
+      (page) => page.length,
+    );
+    vi.restoreAllMocks();
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(N);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(PAGE);
+    expect(Math.max(...sizes.slice(3, -1))).toBe(MIN_PAGE_ROWS);
+    close();
+  });
+
   it('grows pages to the page size once reads are fast, never beyond it', () => {
     const { store, close } = filled();
     // Each page "took" 1 ms: far within the budget, so the page size is the bound.
