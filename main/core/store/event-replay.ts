@@ -52,8 +52,12 @@ interface KeyRow {
 const POSITION_CODES = `CASE WHEN seq IS NULL THEN -1 - ord_seq ELSE seq END,
   CASE WHEN seq IS NULL OR epoch IS NULL THEN -1 - ord_epoch ELSE ord_epoch END`;
 
-/** A replay row in raw mode: ord_tie, n, json, type, seq code, epoch code (POSITION_CODES). */
-type ReplayRow = [number, number, string, string, number, number];
+/**
+ * A replay row in raw mode: json, type, seq code, epoch code (POSITION_CODES). The ordering key's
+ * tie and row number are not read per row (two columns are about a twelfth of a page's read): a
+ * page's last key comes from an index-only lookup (`windowEndStmt`) instead.
+ */
+type ReplayRow = [string, string, number, number];
 /** A replay-all row in raw mode: n, json, type, session, seq code, epoch code (POSITION_CODES). */
 type HeldRow = [number, string, string, string, number, number];
 
@@ -148,12 +152,12 @@ export class EventReplay {
     // Raw (array) rows: replay is the hot read path and skips building an object per row.
     this.replayStmt = db
       .prepare(
-        `SELECT ord_tie, n, json, type, ${POSITION_CODES} FROM events
+        `SELECT json, type, ${POSITION_CODES} FROM events
          WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
          ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
       )
       .raw(true);
-    // The last row of the next scan window of a filtered replay (index only).
+    // The last row of the next scan window of a filtered replay, or of a full page (index only).
     this.windowEndStmt = db.prepare(
       `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
        WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
@@ -225,22 +229,21 @@ export class EventReplay {
     let key: [number, number, number, number] =
       after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
     const toPage = (rows: ReplayRow[]): StoredEvent[] =>
-      rows.map(([, , json, type, seqCode, epochCode]) => new StoredRow(json, type, session, seqCode, epochCode));
+      rows.map(([json, type, seqCode, epochCode]) => new StoredRow(json, type, session, seqCode, epochCode));
     if (sql.where === '') {
       for (;;) {
         const limit = this.pageRows();
         const started = performance.now();
         const rows = this.replayStmt.all(session, ...key, limit) as ReplayRow[];
         this.observe(rows.length, performance.now() - started);
-        const page = toPage(rows);
         const done = rows.length < limit;
-        // The next key is taken before the page is handed out (its reader may change the array).
+        // The next key is the page's last row's, looked up before the page is handed out (nothing
+        // can write in between: the read and the lookup run in the same synchronous step).
         if (!done) {
-          const [tie, n] = rows[rows.length - 1];
-          const last = page[page.length - 1];
-          key = [last.epoch, last.seq, tie, n];
+          const end = this.windowEndStmt.get(session, ...key, limit - 1) as KeyRow;
+          key = [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
         }
-        yield page;
+        yield toPage(rows);
         if (done) return;
       }
     }
@@ -281,7 +284,7 @@ export class EventReplay {
     if (stmt === undefined) {
       stmt = this.db
         .prepare(
-          `SELECT ord_tie, n, json, type, ${POSITION_CODES} FROM events
+          `SELECT json, type, ${POSITION_CODES} FROM events
            WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
              AND (ord_epoch, ord_seq, ord_tie, n) <= (?, ?, ?, ?) ${sql.where}
            ORDER BY ord_epoch, ord_seq, ord_tie, n`,

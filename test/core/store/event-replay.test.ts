@@ -78,6 +78,39 @@ describe('EventReplay pages', () => {
   });
 });
 
+describe('EventReplay page keys', () => {
+  it('continues a page that ends inside a run of events at one position (seq-less ones, anchored alike) with the next row, never a repeat or a gap', async () => {
+    const dir = tempDir();
+    const db = openDb(dir.file('keys.db'));
+    const store = new EventStore(db, { maxEventsPerSession: 1_000, replayPageSize: 3 });
+    const command = (id: string) => event({ id, type: 'control.instruct', source: 'urn:console' });
+    const order: string[] = [];
+    const admitOne = async (e: ReturnType<typeof event>): Promise<void> => {
+      order.push(e.id);
+      await store.admit([{ event: e, json: JSON.stringify(e) }]);
+    };
+    // Runs of 1 to 9 commands anchored at (0, 0), (0, 1), … (ties 1, 2, … and rising row numbers
+    // within a run), a sequenced event between runs: page ends fall inside runs at every offset.
+    for (let seq = 0; seq < 10; seq++) {
+      if (seq > 0) await admitOne(event({ id: `e${seq}`, seq }));
+      for (let k = 0; k <= seq % 9; k++) await admitOne(command(`c${seq}-${k}`));
+    }
+    const pages = [...store.replayPages('s1', null)];
+    expect(pages.every((p) => p.length <= 3)).toBe(true);
+    expect(pages.flat().map((r) => r.event.id)).toEqual(order);
+    // Resuming at each sequenced position replays the rest, as the pages above did.
+    for (let seq = 1; seq < 10; seq++) {
+      const rest = [...store.replayPages('s1', { epoch: 0, seq })].flat().map((r) => r.event.id);
+      expect(rest).toEqual(order.slice(order.indexOf(`e${seq}`) + 1));
+    }
+    // A filtered replay of the commands scans windows ending inside runs just the same.
+    const filtered = [...store.replayPages('s1', null, replaySql({ type: 'control.instruct' }))].flat();
+    expect(filtered.map((r) => r.event.id)).toEqual(order.filter((id) => id.startsWith('c')));
+    db.close();
+    dir.cleanup();
+  });
+});
+
 describe('EventReplay page sizing', () => {
   const N = 3_000;
   const PAGE = 1_000;
