@@ -30,7 +30,7 @@ import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
 import { startDaemon } from '../main/core/daemon';
 import { createHooksFeature, type HooksParts } from '../main/core/agents/observed-feature';
-import { configureLogging } from '../main/core/logger';
+import { configureLogging, stderrSink } from '../main/core/logger';
 import { percentile, report } from './bench-lib';
 
 const HOOKS = Number(process.env.BENCH_GROWTH_HOOKS ?? 1_000_000);
@@ -297,7 +297,25 @@ async function replayConsumer(
 
 const dir = mkdtempSync(join(tmpdir(), 'aep-bench-growth-'));
 let parts: HooksParts | undefined;
-configureLogging({ level: 'error' });
+// Errors go to stderr; the WAL restarts the writer runs (wal-checkpointer.ts) are counted per
+// section: each holds the event loop while it copies what is left of the WAL and syncs.
+const restarts: Array<{ framesLeft: number; ms: number }> = [];
+configureLogging({
+  level: 'debug',
+  sink: (r) => {
+    if (r.message === 'WAL restarted from the writer') restarts.push(r.fields as { framesLeft: number; ms: number });
+    else if (r.level === 'error') stderrSink(r);
+  },
+});
+/** The restarts since the last call: how many, the most frames one had left to copy, the longest. */
+const restartFigures = (): Record<string, number> => {
+  const taken = restarts.splice(0);
+  return {
+    'WAL restarts from the writer': taken.length,
+    'restart: most frames left for the writer': Math.max(0, ...taken.map((r) => r.framesLeft)),
+    'restart: longest ms': round(Math.max(0, ...taken.map((r) => r.ms)), 1),
+  };
+};
 const daemon = await startDaemon({
   dataDir: join(dir, 'data'),
   port: 0,
@@ -341,6 +359,7 @@ try {
     'rss ratio (end / early)': round(rssEnd / rssEarly),
     [`rss MiB peak of checkpoints every ${CHECKPOINT}`]: round(rssPeak, 1),
     'rss ratio (peak / early)': round(rssPeak / rssEarly),
+    ...restartFigures(),
     'target ratio': 1.2,
     'target MiB': 150,
     pass: rssPeak / rssEarly <= 1.2 && rssEnd <= 150,
@@ -369,6 +388,7 @@ try {
     'ratio (replay / floor)': round(perSession.rate / perSession.floorRate),
     'longest page ms': round(perSession.longestPageMs, 1),
     'worst event-loop stall ms (turn per page)': round(perSession.loopMaxMs, 1),
+    ...restartFigures(),
     'target events/s': 300_000,
     'target stall ms': 50,
     pass: perSession.rate >= 300_000 && perSession.stallMs <= 50,
@@ -401,6 +421,7 @@ try {
     'per-session replay of the same rows, events/s (above)': Math.round(perSession.rate),
     'longest page ms': round(onePass.longestPageMs, 1),
     'worst event-loop stall ms (turn per page)': round(onePass.loopMaxMs, 1),
+    ...restartFigures(),
     'target events/s': 300_000,
     'target stall ms': 50,
     pass: onePass.rate >= 300_000 && onePass.stallMs <= 50,
@@ -438,6 +459,7 @@ try {
     'hooks during replay': hookWaits.length,
     'hook p99 ms': round(percentile(hookWaits, 99)),
     'slowest hook reply ms': round(worstHook),
+    ...restartFigures(),
     'target ms': 50,
     pass: worstStall <= 50 && worstHook <= 50,
   });
@@ -454,6 +476,7 @@ try {
     'events matched': matched,
     'scanned events/s': Math.round(held / filteredSeconds),
     'worst event-loop stall ms': round(loop.max / 1e6, 1),
+    ...restartFigures(),
     'target ms': 50,
     pass: loop.max / 1e6 <= 50,
   });

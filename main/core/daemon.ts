@@ -166,6 +166,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     // A WAL past the size bound is truncated from this connection between two group commits.
     writer: db,
     onError: (message) => log.warn('WAL checkpoint failed', { message }),
+    onRestart: ({ framesLeft, ms }) =>
+      log.debug('WAL restarted from the writer', { framesLeft, ms: Math.round(ms * 10) / 10 }),
     // The worker could not be kept alive: SQLite checkpoints inside commits again, so the WAL stays bounded.
     onFallback: () => {
       log.error('WAL checkpoint worker gave up; automatic checkpoints are back on', { dbFile });

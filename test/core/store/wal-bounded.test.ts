@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventStore } from '../../../main/core/store/event-store';
 import { openDb } from '../../../main/core/store/open-db';
+import { deferredCommitOf } from '../../../main/core/store/deferred-commit';
 import { startWalCheckpointer } from '../../../main/core/store/wal-checkpointer';
 import { event, items, tempDir } from './temp-db';
 
@@ -72,5 +73,53 @@ describe('WAL size under continuous writes', () => {
     while (errors.length === 0)
       await store.admit(items(...Array.from({ length: 20 }, () => event({ data: { body } }))));
     expect(errors[0]).toMatch(/over 65536.*no writer connection/);
+  });
+});
+
+describe('WAL restart hand-over', () => {
+  it("has the worker copy the writer's open deferred transaction before the writer's RESTART, which finds no frames left to copy", async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const file = t.file();
+    // Deferred commits with a window longer than the test: turns stay in the open transaction
+    // until something commits it.
+    const db = openDb(file, { autoCheckpoint: false, deferCommits: { windowMs: 600_000, maxJournalBytes: 64 * 1024 * 1024 } });
+    cleanups.push(() => db.close());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000_000 });
+    const body = 'x'.repeat(400);
+    const admitGroups = async (groups: number): Promise<void> => {
+      for (let i = 0; i < groups; i++)
+        await store.admit(items(...Array.from({ length: 20 }, () => event({ data: { body } }))));
+    };
+    // Committed: a WAL over the bound. Then held in the open transaction: about 300 KB of pages.
+    await admitGroups(60);
+    deferredCommitOf(db)!.commit();
+    const maxWalBytes = 256 * 1024;
+    expect(walSize(file)).toBeGreaterThan(maxWalBytes);
+    await admitGroups(30);
+    expect(deferredCommitOf(db)!.isOpen).toBe(true);
+
+    const restarts: Array<{ framesLeft: number; ms: number }> = [];
+    const errors: string[] = [];
+    const checkpointer = startWalCheckpointer(file, {
+      intervalMs: 5,
+      maxWalBytes,
+      writer: db,
+      onError: (m) => errors.push(m),
+      onRestart: (r) => restarts.push(r),
+    });
+    cleanups.push(() => checkpointer.stop());
+    while (restarts.length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(errors).toEqual([]);
+    // The open transaction was committed and copied by the worker before the RESTART: the writer
+    // had nothing left to copy (it used to copy the whole open transaction, ~100 pages, and sync it).
+    expect(restarts[0].framesLeft).toBe(0);
+    expect(deferredCommitOf(db)!.isOpen).toBe(false);
+    // And the WAL did start over: the next commit writes from the file's start.
+    await admitGroups(1);
+    deferredCommitOf(db)!.commit();
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+    expect(log).toBeLessThan(64);
+    expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 91 * 20 });
   });
 });
