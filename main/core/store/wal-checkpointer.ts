@@ -84,6 +84,9 @@ try {
 }
 if (db) {
   let paused = false;
+  // The WAL's frame count when the writer last restarted it: the WAL starts over at the next
+  // write, so until then the count stays where it was and asks for no new restart.
+  let restartedAt = -1;
   const pageSize = db.pragma('page_size', { simple: true });
   const timer = setInterval(() => {
     if (paused) return;
@@ -91,7 +94,7 @@ if (db) {
       let [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
       // The bytes the WAL holds now (its header, then a header and a page per frame).
       const size = 32 + log * (pageSize + 24);
-      if (size <= workerData.maxWalBytes) return;
+      if (size <= workerData.maxWalBytes || log === restartedAt) return;
       // Too large. Copy what was appended during the run again, so the writer's own checkpoint only
       // has a short tail left; then none here until it has run ('resume').
       for (let i = 0; i < 8 && log - checkpointed > workerData.tailFrames; i++)
@@ -101,7 +104,10 @@ if (db) {
     } catch (e) { report(e); }
   }, workerData.intervalMs);
   parentPort.on('message', (m) => {
-    if (m === 'resume') paused = false;
+    if (m === 'resume') {
+      paused = false;
+      try { restartedAt = db.pragma('wal_checkpoint(PASSIVE)')[0].log; } catch (e) { report(e); }
+    }
     // The writer committed what it held: copy it here (with its syncs), so its RESTART has only
     // what it commits after this to copy and sync on its own thread.
     if (m === 'copy') {

@@ -123,3 +123,34 @@ describe('WAL restart hand-over', () => {
     expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 91 * 20 });
   });
 });
+
+describe('WAL restart while idle', () => {
+  it('restarts a WAL over the bound once, and not again until something is written', async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const file = t.file();
+    const db = openDb(file, { autoCheckpoint: false });
+    cleanups.push(() => db.close());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000_000 });
+    const body = 'x'.repeat(400);
+    const admitGroups = async (groups: number): Promise<void> => {
+      for (let i = 0; i < groups; i++)
+        await store.admit(items(...Array.from({ length: 20 }, () => event({ data: { body } }))));
+    };
+    await admitGroups(60);
+    const maxWalBytes = 256 * 1024;
+    expect(walSize(file)).toBeGreaterThan(maxWalBytes);
+    const restarts: Array<{ framesLeft: number; ms: number }> = [];
+    const checkpointer = startWalCheckpointer(file, { intervalMs: 5, maxWalBytes, writer: db, onRestart: (r) => restarts.push(r) });
+    cleanups.push(() => checkpointer.stop());
+    while (restarts.length === 0) await new Promise((r) => setTimeout(r, 5));
+    // Forty intervals with nothing written: the WAL index still counts the old frames (the WAL
+    // starts over at the next write), which used to ask for a restart every interval.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(restarts).toHaveLength(1);
+    // Writing again starts the WAL over from its first frame.
+    await admitGroups(1);
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+    expect(log).toBeLessThan(64);
+  });
+});
