@@ -1,9 +1,9 @@
 /** The FTS5 index of migration 0090: what is indexed, the backfill of existing rows, deletes. */
 import type { Database } from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventSearch, SearchQueryError } from '../../../main/core/store/event-search';
 import { EventStore } from '../../../main/core/store/event-store';
-import { SearchIndexer, STEP_BUDGET_MS } from '../../../main/core/store/search-indexer';
+import { FIRST_RUN_BATCH, SearchIndexer, STEP_BUDGET_MS } from '../../../main/core/store/search-indexer';
 import { migrations } from '../../../main/core/store/migrations/index';
 import { openDb } from '../../../main/core/store/open-db';
 import { event, items, storeAtOldSchema, tempDir } from './temp-db';
@@ -112,6 +112,29 @@ describe('event search index', () => {
     expect(await indexer.run()).toBe(200);
     expect(indexer.backgroundBatch).toBe(64);
     expect(new EventSearch(db).search({ q: 'm400', limit: 5 }).hits).toHaveLength(1);
+  });
+
+  it('starts every background run with a small batch, however large the last run grew it', async () => {
+    t = tempDir();
+    db = openDb(t.file());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
+    const admitMany = (from: number, count: number) =>
+      store.admit(
+        items(...Array.from({ length: count }, (_, i) => event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }))),
+      );
+    // Every batch is fast: a run doubles its batch up to the configured 256.
+    let clock = 0;
+    const now = (): number => (clock += STEP_BUDGET_MS / 8);
+    const indexer = new SearchIndexer(db, { everyMs: 0, batch: 256, now });
+    await admitMany(1, 900);
+    expect(await indexer.run()).toBe(900);
+    expect(indexer.backgroundBatch).toBe(256);
+    // The next run (after a pause in which a replay may have emptied the cache) starts small again.
+    await admitMany(901, 100);
+    const step = vi.spyOn(indexer, 'step');
+    expect(await indexer.run()).toBe(100);
+    expect(step.mock.calls.map(([limit]) => limit)).toEqual([FIRST_RUN_BATCH, 32, 64]);
+    expect(new EventSearch(db).search({ q: 'm1000', limit: 5 }).hits).toHaveLength(1);
   });
 
   it('forgets trimmed events and stays in step through many trims', async () => {
