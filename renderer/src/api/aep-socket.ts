@@ -151,6 +151,15 @@ export class AepSocket {
     return this.status;
   }
 
+  /**
+   * Sends a frame of the connection's own (ping, pong) only while the socket is open: a frame can
+   * still arrive, and the ping timer still fire, while it closes, and a send then does nothing but
+   * log an error in the page.
+   */
+  private sendIfOpen(frame: Record<string, unknown>): void {
+    if (this.ws !== null && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
   private ready(): boolean {
     return this.ws !== null && this.ws.readyState === WebSocket.OPEN && this.helloDone;
   }
@@ -251,7 +260,7 @@ export class AepSocket {
         this.options.handlers.roster?.(value as RosterFrame);
         return;
       case 'ping':
-        this.ws?.send(JSON.stringify({ type: 'pong', t: (value as { t?: unknown }).t }));
+        this.sendIfOpen({ type: 'pong', t: (value as { t?: unknown }).t });
         return;
       default:
         // pong, closing and frame types from later revisions need no action (AEP-0003 §2).
@@ -286,7 +295,7 @@ export class AepSocket {
         this.abandon(4001, 'no traffic from the daemon');
         return;
       }
-      this.ws.send(JSON.stringify({ type: 'ping', t: Date.now() }));
+      this.sendIfOpen({ type: 'ping', t: Date.now() });
     }, PING_EVERY_MS);
   }
 
