@@ -88,17 +88,22 @@ if (db) {
   // write, so until then the count stays where it was and asks for no new restart.
   let restartedAt = -1;
   const pageSize = db.pragma('page_size', { simple: true });
+  // PASSIVE runs until at most a short tail is left (a writer appends while one runs).
+  const copyTail = () => {
+    let [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+    for (let i = 0; i < 8 && log - checkpointed > workerData.tailFrames; i++)
+      [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+  };
   const timer = setInterval(() => {
     if (paused) return;
     try {
-      let [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+      const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
       // The bytes the WAL holds now (its header, then a header and a page per frame).
       const size = 32 + log * (pageSize + 24);
       if (size <= workerData.maxWalBytes || log === restartedAt) return;
       // Too large. Copy what was appended during the run again, so the writer's own checkpoint only
       // has a short tail left; then none here until it has run ('resume').
-      for (let i = 0; i < 8 && log - checkpointed > workerData.tailFrames; i++)
-        [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+      copyTail();
       paused = true;
       parentPort.postMessage({ oversize: size });
     } catch (e) { report(e); }
@@ -111,11 +116,7 @@ if (db) {
     // The writer committed what it held: copy it here (with its syncs), so its RESTART has only
     // what it commits after this to copy and sync on its own thread.
     if (m === 'copy') {
-      try {
-        let [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
-        for (let i = 0; i < 8 && log - checkpointed > workerData.tailFrames; i++)
-          [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
-      } catch (e) { report(e); }
+      try { copyTail(); } catch (e) { report(e); }
       parentPort.postMessage({ copied: true });
     }
     if (m === 'stop') { clearInterval(timer); db.close(); parentPort.close(); }
@@ -143,25 +144,14 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
   /** The worker's copies of what the writer committed, in the restart under way. */
   let copyRounds = 0;
   /**
-   * The first half of a restart: the writer commits the turns its deferred transaction holds, and
-   * the worker copies them into the database (and syncs both files) off this thread, so the
-   * writer's RESTART checkpoint after it (`restart`) copies and syncs only what the writer commits
-   * meanwhile. Without this step the RESTART copied up to a whole commit window's pages and synced
-   * them on the event loop: 25-90 ms a restart in the growth bench's ingest, against 4 ms for a
-   * tail of about 100 pages (most of it the two syncs).
+   * Restarts the WAL from the writer's connection between two of its transactions, then lets `w`
+   * go on. The writer first commits the turns its deferred transaction holds; while more than a
+   * short tail is left uncopied, the worker copies it into the database (and syncs both files) off
+   * this thread, a few rounds at most, and this runs again when it has (`copied`). So the RESTART
+   * copies and syncs only what the writer commits meanwhile: it used to copy up to a whole commit
+   * window's pages and sync them on the event loop, 25-90 ms a restart in the growth bench's
+   * ingest, against 4 ms for a tail of about 100 pages (most of it the two syncs).
    */
-  const handOver = (w: Worker): void => {
-    if (stopping || w !== worker) return;
-    const writer = options.writer;
-    if (writer?.open && inCallerTransaction(writer)) {
-      setImmediate(() => handOver(w));
-      return;
-    }
-    if (writer?.open) deferredCommitOf(writer)?.commit();
-    copyRounds = 1;
-    w.postMessage('copy');
-  };
-  /** Restarts the WAL from the writer's connection between two of its transactions, then lets `w` go on. */
   const restart = (w: Worker, size: number): void => {
     if (stopping || w !== worker) return;
     const writer = options.writer;
@@ -173,8 +163,8 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
       try {
         deferredCommitOf(writer)?.commit();
         const framesLeft = unbackfilledFrames(file);
-        // More was committed while the worker copied (a busy writer): let it copy that too, a few
-        // rounds at most, each shorter than the one before while the writes slow down.
+        // The worker copies what was committed (again, for a busy writer that committed while it
+        // copied): a few rounds at most, each shorter than the one before while the writes slow down.
         if (framesLeft > TAIL_FRAMES && copyRounds < MAX_COPY_ROUNDS) {
           copyRounds += 1;
           w.postMessage('copy');
@@ -209,7 +199,8 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
       if (m?.error) options.onError?.(m.error);
       if (typeof m?.oversize === 'number') {
         reported = m.oversize;
-        setImmediate(() => handOver(w));
+        copyRounds = 0;
+        setImmediate(() => restart(w, reported));
       }
       if (m?.copied === true) setImmediate(() => restart(w, reported));
     });

@@ -24,6 +24,12 @@ const ids = (s: EventSearch, q: string, session?: string): string[] => {
   return s.search({ q, session, limit: 50 }).hits.map((h) => h.id);
 };
 
+
+/** Admits `count` events of session `s` from seq `from`, each with the message `m<seq>`. */
+const admitter = (store: EventStore) => (from: number, count: number) =>
+  store.admit(
+    items(...Array.from({ length: count }, (_, i) => event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }))),
+  );
 describe('event search index', () => {
   it('indexes the text leaves of data (nested too), not digests, types or envelope ids', async () => {
     t = tempDir();
@@ -90,11 +96,7 @@ describe('event search index', () => {
   it('sizes background batches to the time budget: halves after a slow one, grows back after fast ones', async () => {
     t = tempDir();
     db = openDb(t.file());
-    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
-    const admitMany = (from: number, count: number) =>
-      store.admit(
-        items(...Array.from({ length: count }, (_, i) => event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }))),
-      );
+    const admitMany = admitter(new EventStore(db, { maxEventsPerSession: 1_000 }));
     // Each batch "takes" what the clock advances between its two readings.
     let clock = 0;
     let perBatch = STEP_BUDGET_MS + 1;
@@ -117,11 +119,7 @@ describe('event search index', () => {
   it('starts every background run with a small batch, however large the last run grew it', async () => {
     t = tempDir();
     db = openDb(t.file());
-    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
-    const admitMany = (from: number, count: number) =>
-      store.admit(
-        items(...Array.from({ length: count }, (_, i) => event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }))),
-      );
+    const admitMany = admitter(new EventStore(db, { maxEventsPerSession: 1_000 }));
     // Every batch is fast: a run doubles its batch up to the configured 256.
     let clock = 0;
     const now = (): number => (clock += STEP_BUDGET_MS / 8);

@@ -76,21 +76,33 @@ describe('WAL size under continuous writes', () => {
   });
 });
 
+/** A store on a fresh file with automatic checkpoints off; `admitGroups(k)` admits k groups of 20 events (~600 bytes each). */
+function storeOnFile(options: Parameters<typeof openDb>[1] = {}): {
+  file: string;
+  db: ReturnType<typeof openDb>;
+  admitGroups: (groups: number) => Promise<void>;
+} {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  const file = t.file();
+  const db = openDb(file, { autoCheckpoint: false, ...options });
+  cleanups.push(() => db.close());
+  const store = new EventStore(db, { maxEventsPerSession: 1_000_000 });
+  const body = 'x'.repeat(400);
+  const admitGroups = async (groups: number): Promise<void> => {
+    for (let i = 0; i < groups; i++)
+      await store.admit(items(...Array.from({ length: 20 }, () => event({ data: { body } }))));
+  };
+  return { file, db, admitGroups };
+}
+
 describe('WAL restart hand-over', () => {
   it("has the worker copy the writer's open deferred transaction before the writer's RESTART, which finds no frames left to copy", async () => {
-    const t = tempDir();
-    cleanups.push(t.cleanup);
-    const file = t.file();
     // Deferred commits with a window longer than the test: turns stay in the open transaction
     // until something commits it.
-    const db = openDb(file, { autoCheckpoint: false, deferCommits: { windowMs: 600_000, maxJournalBytes: 64 * 1024 * 1024 } });
-    cleanups.push(() => db.close());
-    const store = new EventStore(db, { maxEventsPerSession: 1_000_000 });
-    const body = 'x'.repeat(400);
-    const admitGroups = async (groups: number): Promise<void> => {
-      for (let i = 0; i < groups; i++)
-        await store.admit(items(...Array.from({ length: 20 }, () => event({ data: { body } }))));
-    };
+    const { file, db, admitGroups } = storeOnFile({
+      deferCommits: { windowMs: 600_000, maxJournalBytes: 64 * 1024 * 1024 },
+    });
     // Committed: a WAL over the bound. Then held in the open transaction: about 300 KB of pages.
     await admitGroups(60);
     deferredCommitOf(db)!.commit();
@@ -126,17 +138,7 @@ describe('WAL restart hand-over', () => {
 
 describe('WAL restart while idle', () => {
   it('restarts a WAL over the bound once, and not again until something is written', async () => {
-    const t = tempDir();
-    cleanups.push(t.cleanup);
-    const file = t.file();
-    const db = openDb(file, { autoCheckpoint: false });
-    cleanups.push(() => db.close());
-    const store = new EventStore(db, { maxEventsPerSession: 1_000_000 });
-    const body = 'x'.repeat(400);
-    const admitGroups = async (groups: number): Promise<void> => {
-      for (let i = 0; i < groups; i++)
-        await store.admit(items(...Array.from({ length: 20 }, () => event({ data: { body } }))));
-    };
+    const { file, db, admitGroups } = storeOnFile();
     await admitGroups(60);
     const maxWalBytes = 256 * 1024;
     expect(walSize(file)).toBeGreaterThan(maxWalBytes);
