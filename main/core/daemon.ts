@@ -191,6 +191,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     }
     const eventStore = new EventStore(db, {
       maxEventsPerSession: settings.get('retention.maxEventsPerSession'),
+      // A run that cannot be written is skipped: replay reads those rows from the table.
+      runs: { onError: (e) => log.warn('session runs: a segment file could not be written or removed', { error: String(e) }) },
     });
     disposers.push(
       settings.onChange((changed, now) => {

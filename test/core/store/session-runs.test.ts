@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from 'better-sqlite3';
 import { EventStore, type StorePosition, type StoredEvent } from '../../../main/core/store/event-store';
 import { openDb } from '../../../main/core/store/open-db';
-import { RUN_ROWS } from '../../../main/core/store/session-runs';
+import { DENSE_SPAN, RUN_ROWS } from '../../../main/core/store/session-runs';
+import type { AepEvent } from '../../../common/aep/envelope';
 import { event, items, tempDir } from './temp-db';
 
 /** What a replay tells a consumer, row by row. */
@@ -38,11 +39,25 @@ function open(file: string, max = 100_000): { db: Database; store: EventStore; t
   };
 }
 
-/** Admits `count` sequenced events per session, interleaved, in batches of 32 (as turns do). */
+/**
+ * Rows of four filler sessions, one after each of a test's rows: a session's rows are then spread
+ * over the table as with many sessions at once (a session dense in the table gets no runs: DENSE_SPAN).
+ */
+const FILLERS = ['~0', '~1', '~2', '~3'];
+let fillerSeq = 0;
+const fillers = (): AepEvent[] => {
+  fillerSeq++;
+  return FILLERS.map((session) => event({ session, seq: fillerSeq, epoch: 0 }));
+};
+
+/** Admits `count` sequenced events per session, interleaved (with fillers), in batches of 32 (as turns do). */
 function fill(store: EventStore, sessions: readonly string[], count: number, firstSeq = 1): void {
-  const all = [];
+  const all: AepEvent[] = [];
   for (let i = 0; i < count; i++)
-    for (const session of sessions) all.push(event({ session, seq: firstSeq + i, epoch: 0, type: i % 5 === 0 ? 'turn.started' : 'tool.started', data: { text: `${session} ${i} ✓` } }));
+    for (const session of sessions) {
+      all.push(event({ session, seq: firstSeq + i, epoch: 0, type: i % 5 === 0 ? 'turn.started' : 'tool.started', data: { text: `${session} ${i} ✓` } }));
+      all.push(...fillers());
+    }
   for (let i = 0; i < all.length; i += 32) store.admitNow(items(...all.slice(i, i + 32)));
 }
 
@@ -56,10 +71,11 @@ describe('session runs', () => {
     const sessions = ['a', 'b', 'c', 'd'];
     fill(store, sessions, 1_000);
     const runs = store.runs!;
-    expect(runs.counts.written).toBe(4 * Math.floor(1_000 / RUN_ROWS));
-    for (const session of sessions) {
+    // A run for every 64 rows of each session and filler (fillers: 4 per row of a session).
+    expect(runs.counts.written).toBe(4 * Math.floor(1_000 / RUN_ROWS) + 4 * Math.floor(4_000 / RUN_ROWS));
+    for (const session of [...sessions, ...FILLERS].slice(0, 5)) {
       const fromRuns = replay(store, session, null);
-      expect(fromRuns).toHaveLength(1_000);
+      expect(fromRuns).toHaveLength(session.startsWith('~') ? 4_000 : 1_000);
       expect(fromRuns).toEqual(replay(table, session, null));
       // From inside a run, from a run's edge, and past the end.
       for (const seq of [1, 100, RUN_ROWS, RUN_ROWS + 1, 999, 1_000, 5_000])
@@ -129,17 +145,18 @@ describe('session runs', () => {
     expect(replay(s.store, 'b', null)).toEqual(replay(s.table, 'b', null));
     expect(s.store.runs!.counts.read).toBe(1);
 
-    // Retention keeps a's last run and b's: 2 of the 11 runs in segment 1 are live.
+    // Retention keeps every session's last run only: most of segment 1 is dead.
     s.store.setRetention(RUN_ROWS);
     const runs = s.store.runs!;
     runs.upkeep(); // stale runs go; segment 1's size is learned
-    expect(s.db.prepare('SELECT count(*) FROM event_runs WHERE segment = 1').pluck().get()).toBe(2);
+    const live = s.db.prepare('SELECT count(*) FROM event_runs WHERE segment = 1').pluck().get() as number;
+    expect(live).toBe(2); // a's last and b's (the fillers' last runs were written after the reopen)
     runs.upkeep(); // its live runs move to segment 2
-    expect(runs.counts.compacted).toBe(2);
+    expect(runs.counts.compacted).toBe(live);
     runs.upkeep(); // nothing points into segment 1 any more
     expect(segments(dir)).toEqual(['2.runs']);
     expect(runs.counts.removedSegments).toBe(1);
-    for (const session of ['a', 'b', 'c']) expect(replay(s.store, session, null)).toEqual(replay(s.table, session, null));
+    for (const session of ['a', 'b', 'c', ...FILLERS]) expect(replay(s.store, session, null)).toEqual(replay(s.table, session, null));
     expect(runs.counts.refused).toBe(0);
 
     // A session forgotten altogether takes its runs with it.
@@ -185,7 +202,7 @@ describe('session runs', () => {
                 else if (o.kind === 'seqless') e = event({ session, seq: undefined, type: 'control.instruct' });
                 else e = { ...event({ session, seq: next[o.session]++, epoch: 0 }), id: ids[(i * 13) % Math.max(1, ids.length)] ?? 'dup-0' };
                 ids.push(e.id);
-                batch.push(e);
+                batch.push(e, ...fillers());
               }
               for (let i = 0; i < batch.length; i += 32) s.store.admitNow(items(...batch.slice(i, i + 32)));
             } else if (o.op === 'retain') s.store.setRetention(o.max);
@@ -206,8 +223,7 @@ describe('session runs', () => {
               s = open(file);
             } else s.store.runs!.upkeep();
           }
-          for (let k = 0; k < 4; k++) {
-            const session = `s${k}`;
+          for (const session of ['s0', 's1', 's2', 's3', ...FILLERS]) {
             expect(replay(s.store, session, null)).toEqual(replay(s.table, session, null));
             for (const seq of froms)
               expect(replay(s.store, session, { epoch: 0, seq })).toEqual(replay(s.table, session, { epoch: 0, seq }));
@@ -223,6 +239,25 @@ describe('session runs', () => {
     );
     expect(total.read).toBeGreaterThan(100);
     expect(total.refused).toBeGreaterThan(0);
+  });
+
+  it('writes no runs for a session whose rows are dense in the table (few sessions at once)', () => {
+    const tmp = tempDir();
+    const { store, table, close } = open(tmp.file());
+    const rows: AepEvent[] = [];
+    // Two sessions in turn: each one's 64 rows span 128 table rows, under 64 × DENSE_SPAN.
+    for (let seq = 1; seq <= 1_000; seq++) rows.push(event({ session: 'x', seq }), event({ session: 'y', seq }));
+    for (let i = 0; i < rows.length; i += 32) store.admitNow(items(...rows.slice(i, i + 32)));
+    expect(DENSE_SPAN).toBe(4);
+    expect(store.runs!.counts.written).toBe(0);
+    expect(store.runs!.counts.dense).toBe(2);
+    for (const session of ['x', 'y']) expect(replay(store, session, null)).toEqual(replay(table, session, null));
+    // Spread out again (many sessions at once): runs again, after the window that was only counted.
+    fill(store, ['x'], 3 * RUN_ROWS, 1_001);
+    expect(store.runs!.counts.written).toBeGreaterThan(0);
+    expect(replay(store, 'x', null)).toEqual(replay(table, 'x', null));
+    close();
+    tmp.cleanup();
   });
 
   it('keeps none for an in-memory database, or when turned off', () => {
