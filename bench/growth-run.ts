@@ -20,7 +20,7 @@
  *    session): p50 and p99 (target p99 ≤ 100 ms).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -348,11 +348,6 @@ try {
   }
   const rssEnd = rssMiB();
   const held = daemon.context.eventStore.counts().events;
-  const runs = daemon.context.eventStore.runs;
-  const bytesIn = (path: string): number =>
-    existsSync(path) ? readdirSync(path).reduce((sum, f) => sum + statSync(join(path, f)).size, 0) : 0;
-  const dbFile = daemon.context.db.name;
-  const dbBytes = ['', '-wal'].reduce((sum, x) => sum + (existsSync(dbFile + x) ? statSync(dbFile + x).size : 0), 0);
   report('growth: 1M hooks (in-process driver, 1 live WS subscriber)', {
     hooks: HOOKS,
     'hooks/s': Math.round((HOOKS - EARLY) / seconds),
@@ -364,9 +359,6 @@ try {
     'rss ratio (end / early)': round(rssEnd / rssEarly),
     [`rss MiB peak of checkpoints every ${CHECKPOINT}`]: round(rssPeak, 1),
     'rss ratio (peak / early)': round(rssPeak / rssEarly),
-    'session runs written (64 rows each at most)': runs?.counts.written ?? 0,
-    'database MiB (file and WAL)': round(dbBytes / 1_048_576, 1),
-    'session runs MiB (segment files)': round(bytesIn(`${dbFile}-runs`) / 1_048_576, 1),
     ...restartFigures(),
     'target ratio': 1.2,
     'target MiB': 150,
@@ -381,7 +373,6 @@ try {
   const floorStmt = daemon.context.db
     .prepare('SELECT json FROM events WHERE session = ? ORDER BY ord_epoch, ord_seq, ord_tie, n')
     .raw(true);
-  const runsBefore = { read: runs?.counts.read ?? 0, refused: runs?.counts.refused ?? 0 };
   const perSession = await measureReplay(
     () => {
       let rows = 0;
@@ -397,7 +388,6 @@ try {
     'ratio (replay / floor)': round(perSession.rate / perSession.floorRate),
     'longest page ms': round(perSession.longestPageMs, 1),
     'worst event-loop stall ms (turn per page)': round(perSession.loopMaxMs, 1),
-    'session runs read, refused (all passes)': `${(runs?.counts.read ?? 0) - runsBefore.read}, ${(runs?.counts.refused ?? 0) - runsBefore.refused}`,
     ...restartFigures(),
     'target events/s': 300_000,
     'target stall ms': 50,

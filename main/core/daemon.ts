@@ -191,8 +191,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     }
     const eventStore = new EventStore(db, {
       maxEventsPerSession: settings.get('retention.maxEventsPerSession'),
-      // A run that cannot be written is skipped: replay reads those rows from the table.
-      runs: { onError: (e) => log.warn('session runs: a segment file could not be written or removed', { error: String(e) }) },
     });
     disposers.push(
       settings.onChange((changed, now) => {
@@ -375,7 +373,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         // Let commits scheduled by the last requests settle before the database goes away.
         await new Promise((resolve) => setImmediate(resolve));
         eventStore.flush();
-        eventStore.close();
         await checkpointer.stop();
         // The last connection to close checkpoints the rest of the WAL.
         db.close();

@@ -6,7 +6,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { NO_REPLAY_SQL, type ReplaySql } from './replay-filter';
-import type { RunKey, SessionRuns } from './session-runs';
 
 /** A replay position within one session. */
 export interface StorePosition {
@@ -100,9 +99,6 @@ class StoredRow implements StoredEvent {
   }
 }
 
-/** A key above every stored key (the open end of a bounded read). */
-const END_KEY: RunKey = [Number.MAX_SAFE_INTEGER, 0, 0, 0];
-
 /** Rows read per replay page unless the store is told otherwise. */
 export const DEFAULT_REPLAY_PAGE_SIZE = 1_000;
 /**
@@ -154,15 +150,12 @@ export class EventReplay {
   private readonly heldRowsStmt: Statement;
   private readonly topStmt: Statement;
   private readonly disorderedStmt: Statement;
-  private readonly nextKeyStmt: Statement;
-  private readonly boundedStmt: Statement;
   /** The recent read time per row of session replay pages (ms), which sizes the next page. */
   private msPerRow = FIRST_MS_PER_ROW;
 
   constructor(
     private readonly db: Database,
     pageSize: number = DEFAULT_REPLAY_PAGE_SIZE,
-    private readonly runs: SessionRuns | null = null,
   ) {
     this.pageSize = Math.max(1, Math.trunc(pageSize));
     // Raw (array) rows: replay is the hot read path and skips building an object per row.
@@ -179,22 +172,6 @@ export class EventReplay {
        WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
        ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1 OFFSET ?`,
     );
-    // The session's next row after a key (index only), and its rows between two keys.
-    this.nextKeyStmt = db
-      .prepare(
-        `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
-         WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
-         ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT 1`,
-      )
-      .raw(true);
-    this.boundedStmt = db
-      .prepare(
-        `SELECT json, type, ${POSITION_CODES} FROM events
-         WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
-           AND (ord_epoch, ord_seq, ord_tie, n) < (?, ?, ?, ?)
-         ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
-      )
-      .raw(true);
     // Where a session's tail begins: two index-only lookups from the end.
     this.nthFromEndStmt = db.prepare(
       `SELECT ord_epoch AS epoch, ord_seq AS seq FROM events WHERE session = ?
@@ -268,10 +245,6 @@ export class EventReplay {
       ramp = Math.min(ramp * 2, this.pageSize);
       return rows;
     };
-    if (sql.where === '' && this.runs !== null) {
-      yield* this.runPages(session, key, nextRows);
-      return;
-    }
     if (sql.where === '') {
       for (;;) {
         const limit = nextRows();
@@ -306,70 +279,6 @@ export class EventReplay {
       yield toPage(rows);
       if (end === undefined) return;
       key = last;
-    }
-  }
-
-  /**
-   * An unfiltered replay where session runs are kept (session-runs.ts): where a checked run holds
-   * the session's next row, its rows come from the run's block (as many runs as fit a page's time
-   * target), else the table's rows up to where the next run begins, a page at a time as above.
-   */
-  private *runPages(
-    session: string,
-    from: [number, number, number, number],
-    nextRows: () => number,
-  ): IterableIterator<StoredEvent[]> {
-    const runs = this.runs!;
-    const toPage = (rows: ReplayRow[]): StoredEvent[] =>
-      rows.map(([json, type, seqCode, epochCode]) => new StoredRow(json, type, session, seqCode, epochCode));
-    let key: RunKey = from;
-    // While reading the table: up to which key (exclusive; null: to the end). Undefined: ask the runs.
-    let until: RunKey | null | undefined;
-    for (;;) {
-      if (until === undefined) {
-        const next = this.nextKeyStmt.get(session, ...key) as RunKey | undefined;
-        if (next === undefined) return;
-        let found = runs.read(session, next);
-        if (found.rows === undefined) {
-          until = found.before;
-        } else {
-          const started = performance.now();
-          const page: StoredEvent[] = [];
-          for (;;) {
-            for (const [json, type, seqCode, epochCode] of found.rows)
-              page.push(new StoredRow(json, type, session, seqCode, epochCode));
-            key = found.last;
-            if (page.length >= this.pageSize || performance.now() - started >= PAGE_TARGET_MS) break;
-            const more = this.nextKeyStmt.get(session, ...key) as RunKey | undefined;
-            if (more === undefined) break;
-            found = runs.read(session, more);
-            if (found.rows === undefined) {
-              until = found.before;
-              break;
-            }
-          }
-          yield page;
-          continue;
-        }
-      }
-      const before = until ?? END_KEY;
-      const limit = nextRows();
-      const started = performance.now();
-      const rows = this.boundedStmt.all(session, ...key, ...before, limit) as ReplayRow[];
-      this.observe(rows.length, performance.now() - started);
-      if (rows.length === limit) {
-        // The page's last row's key (index only), as for the table-only pages.
-        const end = this.windowEndStmt.get(session, ...key, limit - 1) as KeyRow;
-        key = [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
-      } else if (until === null) {
-        yield toPage(rows);
-        return;
-      } else {
-        // Every row below `before` was read: on from the largest key below it, asking the runs again.
-        key = [before[0], before[1], before[2], before[3] - 1];
-        until = undefined;
-      }
-      if (rows.length > 0) yield toPage(rows);
     }
   }
 

@@ -9,7 +9,6 @@ import type { ReplaySql } from './replay-filter';
 import { deferredCommitOf, inCallerTransaction, type DeferredCommit } from './deferred-commit';
 import { StoreError, isStoreError, toStoreError } from './store-error';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
-import { SessionRuns } from './session-runs';
 
 /** One event to admit: the parsed envelope plus its verbatim JSON text (stored and replayed as is). */
 export interface AdmitItem {
@@ -25,11 +24,6 @@ export interface EventStoreOptions {
   readonly maxEventsPerSession: number;
   /** Rows read per replay page; bounds memory during a replay. */
   readonly replayPageSize?: number;
-  /**
-   * Session runs (session-runs.ts): the directory of their segment files, by default
-   * `<database>-runs` for a database in a file; false keeps none (replay reads the table only).
-   */
-  readonly runs?: { readonly dir?: string; readonly upkeepMs?: number; readonly onError?: (error: unknown) => void } | false;
 }
 
 interface PendingGroup {
@@ -65,8 +59,6 @@ const addHeld = (earlier: unknown[], next: unknown[]): unknown[] => [
 export class EventStore {
   private maxPerSession: number;
   private readonly reader: EventReplay;
-  /** The session runs kept for replay, or null (an in-memory database, or turned off). */
-  readonly runs: SessionRuns | null;
   private pending: PendingGroup[] = [];
   /** The admits written in the current turn's transaction, and their flags once written. */
   private inFlight: { groups: PendingGroup[]; results: boolean[][] } | null = null;
@@ -107,16 +99,7 @@ export class EventStore {
     options: EventStoreOptions,
   ) {
     this.maxPerSession = checkRetention(options.maxEventsPerSession);
-    const file = db.name;
-    this.runs =
-      options.runs === false || (options.runs?.dir === undefined && (db.memory || file === '' || file === ':memory:'))
-        ? null
-        : new SessionRuns(db, {
-            dir: options.runs?.dir ?? `${file}-runs`,
-            upkeepMs: options.runs?.upkeepMs,
-            onError: options.runs?.onError,
-          });
-    this.reader = new EventReplay(db, options.replayPageSize, this.runs);
+    this.reader = new EventReplay(db, options.replayPageSize);
     this.turn = turnCommitOf(db);
 
     this.insertStmt = db.prepare(
@@ -187,11 +170,6 @@ export class EventStore {
     this.turn.flush();
   }
 
-  /** Stops the session runs' upkeep and closes their files (before the database closes). */
-  close(): void {
-    this.runs?.close();
-  }
-
   /** Inside the turn's transaction: this turn's admits, written as one batch (kept for a retry). */
   private writeTurn(): void {
     if (this.inFlight === null) {
@@ -220,9 +198,8 @@ export class EventStore {
    * its turn, so each is retried in a transaction of its own (the hot path pays nothing for this).
    */
   private recoverTurn(error: unknown): void {
-    // The failed batch may have raised remembered keys of rows that are not there, and staged them.
+    // The failed batch may have raised remembered keys of rows that are not there.
     this.highestKey.clear();
-    this.runs?.reset();
     const groups = this.inFlight?.groups ?? this.takePending();
     this.inFlight = null;
     if (groups.length === 1) {
@@ -406,20 +383,8 @@ export class EventStore {
         if (info.changes === 0) return false;
         added.set(session, (added.get(session) ?? 0) + 1);
         const key: OrdKey = [ordEpoch, ordSeq, ordTie];
-        if (highest === null || !keyBelow(key, highest)) {
-          this.remember(session, key);
-          this.runs?.stage(
-            session,
-            [ordEpoch, ordSeq, ordTie, Number(info.lastInsertRowid)],
-            event.seq ?? -1 - ordSeq,
-            event.seq === undefined || event.epoch === undefined ? -1 - ordEpoch : ordEpoch,
-            event.type,
-            json,
-          );
-        } else {
-          disordered.add(session);
-          this.runs?.drop(session);
-        }
+        if (highest === null || !keyBelow(key, highest)) this.remember(session, key);
+        else disordered.add(session);
         return true;
       }),
     );
@@ -462,7 +427,6 @@ export class EventStore {
       seq: boundary.ord_seq,
       session,
     });
-    this.runs?.trimmed(session, [boundary.ord_epoch, boundary.ord_seq, boundary.ord_tie, boundary.n]);
     return changes;
   }
 }

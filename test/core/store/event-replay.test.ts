@@ -119,8 +119,7 @@ describe('EventReplay page sizing', () => {
   const filled = (): { store: EventStore; close: () => void } => {
     const dir = tempDir();
     const db = openDb(dir.file('sizing.db'));
-    // The table's pages (session runs are read a run at a time: session-runs.test.ts).
-    const store = new EventStore(db, { maxEventsPerSession: N, replayPageSize: PAGE, runs: false });
+    const store = new EventStore(db, { maxEventsPerSession: N, replayPageSize: PAGE });
     const all: AdmitItem[] = [];
     for (let seq = 1; seq <= N; seq++) {
       const e = event({ session: 's', seq });

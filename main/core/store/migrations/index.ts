@@ -13,7 +13,6 @@ import { appendIndexesMigration } from './0110-append-indexes';
 import { sessionOrderMigration } from './0120-session-order';
 import { commitJournalMigration } from './0130-commit-journal';
 import { intakeMarksMigration } from './0140-intake-marks';
-import { eventRunsMigration } from './0150-event-runs';
 
 export type { Migration } from './migration';
 
@@ -32,5 +31,4 @@ export const migrations: readonly Migration[] = [
   sessionOrderMigration,
   commitJournalMigration,
   intakeMarksMigration,
-  eventRunsMigration,
 ];
