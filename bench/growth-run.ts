@@ -316,6 +316,18 @@ const restartFigures = (): Record<string, number> => {
     'restart: longest ms': round(Math.max(0, ...taken.map((r) => r.ms)), 1),
   };
 };
+/** The replay helper's split pages since the last call, and its state (store/replay-helper.ts). */
+let splitSeen = 0;
+const helperFigures = (): Record<string, number | string> => {
+  const stats = daemon.context.eventStore.replayHelperStats();
+  const pages = stats.splitPages - splitSeen;
+  splitSeen = stats.splitPages;
+  return {
+    'replay helper: pages split': pages,
+    'replay helper: parts read here instead': stats.misses,
+    'replay helper: state': stats.lastError === undefined ? stats.state : `${stats.state} (${stats.lastError})`,
+  };
+};
 const daemon = await startDaemon({
   dataDir: join(dir, 'data'),
   port: 0,
@@ -388,6 +400,7 @@ try {
     'ratio (replay / floor)': round(perSession.rate / perSession.floorRate),
     'longest page ms': round(perSession.longestPageMs, 1),
     'worst event-loop stall ms (turn per page)': round(perSession.loopMaxMs, 1),
+    ...helperFigures(),
     ...restartFigures(),
     'target events/s': 300_000,
     'target stall ms': 50,

@@ -373,6 +373,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         // Let commits scheduled by the last requests settle before the database goes away.
         await new Promise((resolve) => setImmediate(resolve));
         eventStore.flush();
+        await eventStore.close();
         await checkpointer.stop();
         // The last connection to close checkpoints the rest of the WAL.
         db.close();

@@ -112,6 +112,14 @@ export function inCallerTransaction(db: Database): boolean {
   return db.inTransaction && (deferred === undefined || !deferred.isOpen);
 }
 
+/**
+ * True when `db` holds writes no other connection can see yet: a caller's transaction or the
+ * deferred one is open. A second connection reads exactly what `db` reads only when this is false.
+ */
+export function holdsUncommitted(db: Database): boolean {
+  return db.inTransaction;
+}
+
 /** The deferral of `db`, when `deferCommits` turned it on. */
 export const deferredCommitOf = (db: Database): DeferredCommit | undefined => deferrals.get(db);
 

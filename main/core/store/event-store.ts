@@ -4,7 +4,14 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
-import { EventReplay, type HeldReplay, type StoredEvent, type StorePosition } from './event-replay';
+import {
+  EventReplay,
+  type HeldReplay,
+  type ReplayHelperStats,
+  type StoredEvent,
+  type StorePosition,
+} from './event-replay';
+import type { ReplayHelperOptions } from './replay-helper';
 import type { ReplaySql } from './replay-filter';
 import { deferredCommitOf, inCallerTransaction, type DeferredCommit } from './deferred-commit';
 import { StoreError, isStoreError, toStoreError } from './store-error';
@@ -24,6 +31,11 @@ export interface EventStoreOptions {
   readonly maxEventsPerSession: number;
   /** Rows read per replay page; bounds memory during a replay. */
   readonly replayPageSize?: number;
+  /**
+   * The second reader that splits long session replays (store/replay-helper.ts): on by default
+   * for a database file; `false` turns it off.
+   */
+  readonly replayHelper?: boolean | ReplayHelperOptions;
 }
 
 interface PendingGroup {
@@ -99,7 +111,7 @@ export class EventStore {
     options: EventStoreOptions,
   ) {
     this.maxPerSession = checkRetention(options.maxEventsPerSession);
-    this.reader = new EventReplay(db, options.replayPageSize);
+    this.reader = new EventReplay(db, { pageSize: options.replayPageSize, helper: options.replayHelper });
     this.turn = turnCommitOf(db);
 
     this.insertStmt = db.prepare(
@@ -168,6 +180,16 @@ export class EventStore {
   /** Commits everything admitted so far now instead of at the end of the turn (used on shutdown). */
   flush(): void {
     this.turn.flush();
+  }
+
+  /** Stops the replay helper's worker and its connection (before the database is closed). */
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+
+  /** The replay helper's state and work (store/replay-helper.ts), for diagnostics and tests. */
+  replayHelperStats(): ReplayHelperStats {
+    return this.reader.helperStats();
   }
 
   /** Inside the turn's transaction: this turn's admits, written as one batch (kept for a retry). */
