@@ -79,6 +79,10 @@ if (stmt) {
 }
 `;
 
+/** The worker's heap bounds (MiB): it holds one part of one page at a time (a part too large for them ends the worker, and that part is read by the caller). */
+const YOUNG_MB = 2;
+const OLD_MB = 256;
+
 /** A request not taken for this long (ms) no longer keeps others from asking. */
 const ABANDONED_MS = 1_000;
 
@@ -264,6 +268,8 @@ export class ReplayHelper {
         port: port2,
       },
       transferList: [port2],
+      // Its heap only ever holds one part of a page: a small young generation keeps its RSS small.
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: OLD_MB },
     });
     worker.unref();
     const exited = new Promise<void>((resolve) => {
