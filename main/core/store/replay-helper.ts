@@ -10,16 +10,17 @@
  * more (docs/ARCHITECTURE.md: the clustered table, session runs); two readers at once halve the
  * wait instead, and cost the hook path nothing.
  *
- * The page is split by the session order itself: the caller looks up (index only) the key of the
- * page's last row and of the row where the worker's part ends, asks the worker for the rows up to
- * that key, reads the rest, then waits for the worker's rows (`Atomics.wait` on a shared word,
- * the rows taken with `receiveMessageOnPort`, so the wait needs no turn of the event loop). The
- * two connections see the same rows only when the caller's holds nothing uncommitted
- * (`holdsUncommitted`): the caller checks that before asking, and checks the worker's row count
- * against the index's; a page that fails either is read by the caller alone, as is every page
- * while the worker is starting, busy, failed or stopped. The worker starts when a replay asks for
- * a large page and stops after `idleMs` without a request, so an idle daemon holds no second
- * connection.
+ * The page is split by the session order itself (store/event-replay.ts): the caller looks up
+ * (index only) the key where the worker's part ends, asks the worker for the rows up to it (for
+ * the next page, before it hands out the current one), reads the rest of the page, then waits for
+ * the worker's rows: `Atomics.wait` on a shared word (polling it where the thread may not block),
+ * the rows taken with `receiveMessageOnPort`, so the wait needs no turn of the event loop. The
+ * two connections see the same rows only when the caller's holds nothing uncommitted: the caller
+ * checks that before asking, voids a part asked for ahead when its connection wrote since, and
+ * checks the part's row count against the index's; a page that fails any of these is read by
+ * the caller alone, as is every page while the worker is starting, busy, failed or stopped. The
+ * worker starts when a replay asks for a large page and stops after `idleMs` without a request,
+ * so an idle daemon holds no second connection.
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
@@ -34,6 +35,23 @@ export interface ReplayHelperOptions {
   readonly cacheKiB?: number;
   /** Workers that fail (start, read or wait) before the helper stays off (default 3). */
   readonly maxFailures?: number;
+  /**
+   * How the caller waits for the worker's rows: `block` (`Atomics.wait`) or `spin` (polling the
+   * shared word: for a thread that may not block, as a browser's main thread may not). By default
+   * `block` where this thread may block, else `spin`.
+   */
+  readonly wait?: 'block' | 'spin';
+}
+
+/** Whether this thread may block in `Atomics.wait` (a browser's main thread may not). */
+function mayBlock(): boolean {
+  try {
+    // A value that differs returns 'not-equal' at once; a thread that may not block throws.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What the helper is doing; `off` after `maxFailures` failures or `stop`. */
@@ -109,6 +127,7 @@ export class ReplayHelper {
   private readonly waitMs: number;
   private readonly cacheKiB: number;
   private readonly maxFailures: number;
+  private readonly block: boolean;
   /** The last failure's reason, for diagnostics. */
   lastError: string | undefined;
 
@@ -125,6 +144,7 @@ export class ReplayHelper {
     this.waitMs = options.waitMs ?? 2_000;
     this.cacheKiB = Math.max(64, Math.trunc(options.cacheKiB ?? 4_096));
     this.maxFailures = options.maxFailures ?? 3;
+    this.block = (options.wait ?? (mayBlock() ? 'block' : 'spin')) === 'block';
   }
 
   get state(): ReplayHelperState {
@@ -176,7 +196,7 @@ export class ReplayHelper {
       const answered = Atomics.load(running.words, ANSWERED);
       if (answered === id) break;
       const left = deadline - performance.now();
-      if (left <= 0 || Atomics.wait(running.words, ANSWERED, answered, left) === 'timed-out') {
+      if (left <= 0 || (this.block && Atomics.wait(running.words, ANSWERED, answered, left) === 'timed-out')) {
         this.fail(`no answer from the replay worker within ${this.waitMs} ms`);
         return null;
       }

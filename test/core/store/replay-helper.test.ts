@@ -66,14 +66,15 @@ function history(count: number, sessions: number, seed: number): AdmitItem[] {
 }
 
 describe('ReplayHelper', () => {
-  it('a split replay returns exactly what the store alone returns, from the start and from random positions', async () => {
+  it('a split replay returns exactly what the store alone returns, from the start and from random positions (blocking or polling for the part)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 2 ** 30 }),
         fc.integer({ min: 1, max: 6 }),
         fc.constantFrom(64, 100, 256),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 3, maxLength: 3 }),
-        async (seed, sessions, pageSize, starts) => {
+        fc.constantFrom('block' as const, 'spin' as const),
+        async (seed, sessions, pageSize, starts, wait) => {
           const file = freshFile();
           const db = openDb(file);
           const plain = new EventStore(db, { maxEventsPerSession: 100_000, replayPageSize: pageSize, replayHelper: false });
@@ -82,7 +83,7 @@ describe('ReplayHelper', () => {
           const split = new EventStore(db, {
             maxEventsPerSession: 100_000,
             replayPageSize: pageSize,
-            replayHelper: { idleMs: 60_000 },
+            replayHelper: { idleMs: 60_000, wait },
           });
           try {
             const held = plain.heldSessions();
