@@ -191,6 +191,11 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     }
     const eventStore = new EventStore(db, {
       maxEventsPerSession: settings.get('retention.maxEventsPerSession'),
+      // A failing replay helper costs speed, never rows: said, not thrown.
+      replayHelper: {
+        onError: (error, off) =>
+          log.warn(off ? 'replay helper turned off; replays read on one connection' : 'replay helper failed; its part was read here', { error }),
+      },
     });
     disposers.push(
       settings.onChange((changed, now) => {

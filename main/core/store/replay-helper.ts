@@ -41,6 +41,8 @@ export interface ReplayHelperOptions {
    * `block` where this thread may block, else `spin`.
    */
   readonly wait?: 'block' | 'spin';
+  /** Told each failure (the replay goes on, read by the caller) and whether the helper is now off for good. */
+  readonly onError?: (message: string, off: boolean) => void;
 }
 
 /** Whether this thread may block in `Atomics.wait` (a browser's main thread may not). */
@@ -128,6 +130,7 @@ export class ReplayHelper {
   private readonly cacheKiB: number;
   private readonly maxFailures: number;
   private readonly block: boolean;
+  private readonly onError: ReplayHelperOptions['onError'];
   /** The last failure's reason, for diagnostics. */
   lastError: string | undefined;
 
@@ -144,6 +147,7 @@ export class ReplayHelper {
     this.waitMs = options.waitMs ?? 2_000;
     this.cacheKiB = Math.max(64, Math.trunc(options.cacheKiB ?? 4_096));
     this.maxFailures = options.maxFailures ?? 3;
+    this.onError = options.onError;
     this.block = (options.wait ?? (mayBlock() ? 'block' : 'spin')) === 'block';
   }
 
@@ -253,6 +257,7 @@ export class ReplayHelper {
   private fail(reason: string): void {
     this.failures += 1;
     this.lastError = reason;
+    this.onError?.(reason, this.failures >= this.maxFailures);
     void this.halt();
   }
 

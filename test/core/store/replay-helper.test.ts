@@ -221,10 +221,11 @@ describe('ReplayHelper', () => {
     const file = freshFile();
     const db = openDb(file);
     // waitMs 0: every split page's helper part times out (unless it was already answered).
+    const told: { message: string; off: boolean }[] = [];
     const store = new EventStore(db, {
       maxEventsPerSession: 100_000,
       replayPageSize: 128,
-      replayHelper: { idleMs: 60_000, waitMs: 0, maxFailures: 2 },
+      replayHelper: { idleMs: 60_000, waitMs: 0, maxFailures: 2, onError: (message, off) => told.push({ message, off }) },
     });
     const plain = new EventStore(db, { maxEventsPerSession: 100_000, replayPageSize: 128, replayHelper: false });
     try {
@@ -237,6 +238,7 @@ describe('ReplayHelper', () => {
       const stats = store.replayHelperStats();
       expect(stats.state).toBe('off');
       expect(stats.lastError).toMatch(/no answer|exited/);
+      expect(told.map((t) => t.off)).toEqual([false, true]);
       expect(readAll(store, 'w', null, 128)).toEqual(expected);
     } finally {
       await store.close();
