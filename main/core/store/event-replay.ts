@@ -158,6 +158,8 @@ const WAIT_SLACK_MS = 0.2;
 
 /** The helper's part of a page, asked for ahead (`askAhead`). */
 interface Ahead {
+  /** The helper's ticket for the request (`ReplayHelper.ask`). */
+  readonly ticket: number;
   /** The key the page starts after, and its part's last key and row count. */
   readonly from: ReplayKey;
   readonly mid: [number, number, number, number];
@@ -351,7 +353,7 @@ export class EventReplay {
         }
       } finally {
         // A replay left before its next page: the helper's answer is not waited for.
-        if (ahead !== null) this.helper?.cancel();
+        if (ahead !== null) this.helper?.cancel(ahead.ticket);
       }
     }
     // A filtered page scans a window of the session's rows, sized like the pages above from the
@@ -389,8 +391,9 @@ export class EventReplay {
     const m = this.windowEndStmt.get(session, ...key, theirs - 1) as KeyRow | undefined;
     if (m === undefined) return null;
     const mid: [number, number, number, number] = [m.ord_epoch, m.ord_seq, m.ord_tie, m.n];
-    if (!helper.ask(session, key, mid)) return null;
-    return { from: key, mid, rows: theirs, changes: this.changesStmt.get() as number };
+    const ticket = helper.ask(session, key, mid);
+    if (ticket === 0) return null;
+    return { ticket, from: key, mid, rows: theirs, changes: this.changesStmt.get() as number };
   }
 
   /**
@@ -412,12 +415,12 @@ export class EventReplay {
       part !== null &&
       (part.from !== key || holdsUncommitted(this.db) || (this.changesStmt.get() as number) !== part.changes)
     ) {
-      helper.cancel();
+      helper.cancel(part.ticket);
       part = null;
     }
     part ??= this.askAhead(session, key, limit);
     if (part === null) return null;
-    const { mid, rows: theirs } = part;
+    const { mid, rows: theirs, ticket } = part;
     const mineCount = limit - theirs;
     // Index only: the key of the page's last row (none: the session ends within the page, and
     // this connection reads to its end).
@@ -429,7 +432,7 @@ export class EventReplay {
       last === undefined ? [Number.MAX_SAFE_INTEGER, 0, 0, 0] : [last.ord_epoch, last.ord_seq, last.ord_tie, last.n];
     const mine = mineCount <= 0 ? [] : (this.rangeStmt.all(session, ...mid, ...end) as ReplayRow[]);
     const waitFrom = performance.now();
-    const flat = helper.take();
+    const flat = helper.take(ticket);
     const waited = performance.now() - waitFrom;
     // Follow the two readers' speeds: a wait means the helper's part was too large.
     this.share = Math.min(MAX_SHARE, Math.max(MIN_SHARE, this.share + (waited > WAIT_SLACK_MS ? -0.02 : 0.01)));

@@ -75,6 +75,8 @@ try {
   const Database = require(workerData.modulePath);
   db = new Database(workerData.file, { fileMustExist: true });
   db.pragma('query_only = 1');
+  // A read waits out the writer's brief exclusive moments (WAL recovery) instead of failing.
+  db.pragma('busy_timeout = 200');
   db.pragma('cache_size = -' + workerData.cacheKiB);
   stmt = db.prepare(workerData.sql).raw(true);
 } catch (e) {
@@ -160,40 +162,51 @@ export class ReplayHelper {
   /** Starts the worker unless it runs (it is `ready` some milliseconds later), and keeps it from idling out. */
   want(): void {
     if (this.state === 'off') return;
-    if (this.running === null) this.running = this.spawn();
-    else if (Atomics.load(this.running.words, OPENED) === -1) {
+    if (this.running === null) {
+      try {
+        this.running = this.spawn();
+      } catch (e) {
+        // No thread to be had (resource limits): the replay reads on its own connection.
+        this.fail(`cannot start the replay worker: ${String((e as Error)?.message ?? e)}`);
+        return;
+      }
+    } else if (Atomics.load(this.running.words, OPENED) === -1) {
       this.fail(this.takeError() ?? 'the worker could not open the database');
       return;
     }
     this.touch();
   }
 
-  /** Asks for the rows after `from` through `to` of `session`; false when the worker cannot take it now. */
-  ask(session: string, from: Key, to: Key): boolean {
-    if (this.state !== 'ready') return false;
+  /**
+   * Asks for the rows after `from` through `to` of `session`. Returns the request's ticket for
+   * `take`, or 0 when the worker cannot take it now.
+   */
+  ask(session: string, from: Key, to: Key): number {
+    if (this.state !== 'ready') return 0;
     // One request at a time; one never taken (its replay was dropped) is given up on after a while.
-    if (this.pending !== 0 && performance.now() - this.pendingAt < ABANDONED_MS) return false;
+    if (this.pending !== 0 && performance.now() - this.pendingAt < ABANDONED_MS) return 0;
     const id = (this.lastId = this.lastId >= 0x7fff_ffff ? 1 : this.lastId + 1);
     this.running!.port.postMessage({ id, session, from, to });
     this.pending = id;
     this.pendingAt = performance.now();
     this.touch();
-    return true;
+    return id;
   }
 
-  /** Gives up on the request out (its answer is dropped when it comes). */
-  cancel(): void {
-    this.pending = 0;
+  /** Gives up on request `ticket` if it is still out (its answer is dropped when it comes). */
+  cancel(ticket: number): void {
+    if (this.pending === ticket) this.pending = 0;
   }
 
   /**
-   * Waits for the asked rows, flat (four values a row). Null when the worker failed or took longer
-   * than `waitMs`: the caller reads them itself.
+   * Waits for the rows request `ticket` asked for, flat (four values a row). Null when the request
+   * is no longer out, the worker failed or took longer than `waitMs`: the caller reads them itself.
    */
-  take(): unknown[] | null {
+  take(ticket: number): unknown[] | null {
     const id = this.pending;
     const running = this.running;
-    if (id === 0 || running === null) return null;
+    // Another caller's request took its place (this one was given up on), or the worker is gone.
+    if (id === 0 || id !== ticket || running === null) return null;
     this.pending = 0;
     const deadline = performance.now() + this.waitMs;
     for (;;) {

@@ -217,6 +217,47 @@ describe('ReplayHelper', () => {
     }
   });
 
+  it('two replays that share the helper, one of them paused past a second, each get their own rows', async () => {
+    const file = freshFile();
+    const db = openDb(file);
+    const opts = { maxEventsPerSession: 100_000, replayPageSize: 128 };
+    const store = new EventStore(db, { ...opts, replayHelper: { idleMs: 60_000 } });
+    const plain = new EventStore(db, { ...opts, replayHelper: false });
+    try {
+      const all: AdmitItem[] = [];
+      for (let i = 0; i < 3_000; i++) all.push(...items(event({ session: i % 2 === 0 ? 'A' : 'B', seq: Math.floor(i / 2) + 1 })));
+      store.admitNow(all);
+      await helperReady(store, 'A');
+      const a = store.replayPages('A', null);
+      const gotA: string[] = [];
+      // A's pages until one was split (its next part is then asked for ahead and left out).
+      const before = store.replayHelperStats().splitPages;
+      while (store.replayHelperStats().splitPages === before) for (const row of a.next().value as StoredEvent[]) gotA.push(row.json);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // B takes the helper over (A's request is a second old); then the two go on a page each in turn.
+      const b = store.replayPages('B', null);
+      const gotB: string[] = [];
+      for (let aDone = false, bDone = false; !aDone || !bDone; ) {
+        if (!bDone) {
+          const next = b.next();
+          if (next.done) bDone = true;
+          else for (const row of next.value) gotB.push(row.json);
+        }
+        if (!aDone) {
+          const next = a.next();
+          if (next.done) aDone = true;
+          else for (const row of next.value) gotA.push(row.json);
+        }
+      }
+      expect(gotA).toEqual([...plain.replay('A', null)].map((r) => r.json));
+      expect(gotB).toEqual([...plain.replay('B', null)].map((r) => r.json));
+      expect(store.replayHelperStats().splitPages).toBeGreaterThan(before + 2);
+    } finally {
+      await store.close();
+      db.close();
+    }
+  });
+
   it('a helper too slow to answer is given up on and the replay stays whole', async () => {
     const file = freshFile();
     const db = openDb(file);
@@ -246,7 +287,7 @@ describe('ReplayHelper', () => {
     }
   });
 
-  it('answers one request at a time, and a worker that dies is started again', async () => {
+  it('answers one request at a time, to its own ticket only, and a worker that dies is started again', async () => {
     const file = freshFile();
     const db = openDb(file);
     db.exec(`CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`);
@@ -264,21 +305,31 @@ describe('ReplayHelper', () => {
     };
     try {
       await ready();
-      expect(helper.ask('x', [0, 0, 0, 0], [4, 0, 0, 0])).toBe(true);
-      expect(helper.take()).toEqual(['row 1', 1, 2, 3, 'row 2', 1, 2, 3, 'row 3', 1, 2, 3, 'row 4', 1, 2, 3]);
+      const first = helper.ask('x', [0, 0, 0, 0], [4, 0, 0, 0]);
+      expect(first).toBeGreaterThan(0);
+      expect(helper.take(first)).toEqual(['row 1', 1, 2, 3, 'row 2', 1, 2, 3, 'row 3', 1, 2, 3, 'row 4', 1, 2, 3]);
       // One request at a time: a second ask before the take is refused.
-      expect(helper.ask('x', [0, 0, 0, 0], [1, 0, 0, 0])).toBe(true);
-      expect(helper.ask('x', [0, 0, 0, 0], [1, 0, 0, 0])).toBe(false);
-      expect(helper.take()).toEqual(['row 1', 1, 2, 3]);
-      expect(helper.take()).toBeNull();
+      const second = helper.ask('x', [0, 0, 0, 0], [1, 0, 0, 0]);
+      expect(second).toBeGreaterThan(0);
+      expect(helper.ask('x', [0, 0, 0, 0], [1, 0, 0, 0])).toBe(0);
+      // Another caller's ticket gets nothing (its rows are not that caller's).
+      expect(helper.take(first)).toBeNull();
+      expect(helper.take(second)).toEqual(['row 1', 1, 2, 3]);
+      expect(helper.take(second)).toBeNull();
+      // A request cancelled: the next one's answer is the one taken (the first is dropped).
+      const dropped = helper.ask('x', [0, 0, 0, 0], [2, 0, 0, 0]);
+      helper.cancel(dropped);
+      const third = helper.ask('x', [2, 0, 0, 0], [3, 0, 0, 0]);
+      expect(helper.take(third)).toEqual(['row 3', 1, 2, 3]);
       // A request out when the worker dies: no answer, a failure counted, and a new worker.
-      expect(helper.ask('x', [0, 0, 0, 0], [10, 0, 0, 0])).toBe(true);
+      const lost = helper.ask('x', [0, 0, 0, 0], [10, 0, 0, 0]);
+      expect(lost).toBeGreaterThan(0);
       await helper.crashWorker();
-      expect(helper.take()).toBeNull();
+      expect(helper.take(lost)).toBeNull();
       expect(helper.lastError).toMatch(/exited/);
       await ready();
-      expect(helper.ask('x', [8, 0, 0, 0], [10, 0, 0, 0])).toBe(true);
-      expect(helper.take()).toEqual(['row 9', 1, 2, 3, 'row 10', 1, 2, 3]);
+      const again = helper.ask('x', [8, 0, 0, 0], [10, 0, 0, 0]);
+      expect(helper.take(again)).toEqual(['row 9', 1, 2, 3, 'row 10', 1, 2, 3]);
     } finally {
       await helper.stop();
       db.close();
