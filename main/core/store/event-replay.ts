@@ -326,7 +326,7 @@ export class EventReplay {
       // The helper's part of the next page, asked for before this page is handed out.
       let ahead: Ahead | null = null;
       try {
-        for (let limit = nextRows(); ; limit = nextRows()) {
+        for (let limit = nextRows(); ; ) {
           if (limit >= Math.min(HELPER_START_ROWS, this.pageSize)) this.helper?.want();
           const started = performance.now();
           const split = this.splitPage(session, key, limit, ahead);
@@ -334,9 +334,13 @@ export class EventReplay {
           if (split !== null) {
             this.observe(split.page.length, performance.now() - started);
             key = split.end;
-            if (!split.done) ahead = this.askAhead(session, key, nextRows());
+            if (split.done) {
+              yield split.page;
+              return;
+            }
+            limit = nextRows();
+            ahead = this.askAhead(session, key, limit);
             yield split.page;
-            if (split.done) return;
             continue;
           }
           const rows = this.replayStmt.all(session, ...key, limit) as ReplayRow[];
@@ -350,6 +354,7 @@ export class EventReplay {
           }
           yield toPage(rows);
           if (done) return;
+          limit = nextRows();
         }
       } finally {
         // A replay left before its next page: the helper's answer is not waited for.
