@@ -101,6 +101,10 @@ class StoredRow implements StoredEvent {
   }
 }
 
+/** A session's raw replay rows as stored events. */
+const storedRows = (rows: readonly ReplayRow[], session: string): StoredEvent[] =>
+  rows.map(([json, type, seqCode, epochCode]) => new StoredRow(json, type, session, seqCode, epochCode));
+
 /** Rows read per replay page unless the store is told otherwise. */
 export const DEFAULT_REPLAY_PAGE_SIZE = 1_000;
 /**
@@ -314,8 +318,7 @@ export class EventReplay {
     // (epoch, seq, 0, max n) excludes every sequenced row at `after`; (-1, …) starts before any row.
     let key: [number, number, number, number] =
       after === null ? [-1, 0, 0, 0] : [after.epoch, after.seq, 0, Number.MAX_SAFE_INTEGER];
-    const toPage = (rows: ReplayRow[]): StoredEvent[] =>
-      rows.map(([json, type, seqCode, epochCode]) => new StoredRow(json, type, session, seqCode, epochCode));
+    const toPage = (rows: ReplayRow[]): StoredEvent[] => storedRows(rows, session);
     let ramp = FIRST_PAGE_ROWS;
     const nextRows = (): number => {
       const rows = Math.min(this.pageRows(), ramp);
@@ -441,20 +444,20 @@ export class EventReplay {
     const waited = performance.now() - waitFrom;
     // Follow the two readers' speeds: a wait means the helper's part was too large.
     this.share = Math.min(MAX_SHARE, Math.max(MIN_SHARE, this.share + (waited > WAIT_SLACK_MS ? -0.02 : 0.01)));
-    const page: StoredEvent[] = [];
     this.splitPages += 1;
-    if (flat !== null && flat.length === theirs * 4)
+    let head: StoredEvent[];
+    if (flat !== null && flat.length === theirs * 4) {
+      head = [];
       for (let i = 0; i < flat.length; i += 4)
-        page.push(
+        head.push(
           new StoredRow(flat[i] as string, flat[i + 1] as string, session, flat[i + 2] as number, flat[i + 3] as number),
         );
-    else {
+    } else {
       // The helper failed, or saw other rows than this connection's index: read its part here.
       this.helperMisses += 1;
-      for (const [json, type, seqCode, epochCode] of this.rangeStmt.all(session, ...key, ...mid) as ReplayRow[])
-        page.push(new StoredRow(json, type, session, seqCode, epochCode));
+      head = storedRows(this.rangeStmt.all(session, ...key, ...mid) as ReplayRow[], session);
     }
-    for (const [json, type, seqCode, epochCode] of mine) page.push(new StoredRow(json, type, session, seqCode, epochCode));
+    const page = head.concat(storedRows(mine, session));
     return { page, end, done: last === undefined };
   }
 

@@ -21,6 +21,10 @@ afterAll(() => tmp.cleanup());
 let dbCount = 0;
 const freshFile = (): string => tmp.file(`helper-${++dbCount}.db`);
 
+/** `count` sequenced events of `session`, seq `first` on, as admit items. */
+const seqItems = (session: string, count: number, first = 1): AdmitItem[] =>
+  Array.from({ length: count }, (_, i) => items(event({ session, seq: first + i }))[0]);
+
 /** Reads a session's whole replay, pages checked against the page size. */
 function readAll(store: EventStore, session: string, after: StoredEvent | null, pageSize: number): string[] {
   const out: string[] = [];
@@ -117,7 +121,7 @@ describe('ReplayHelper', () => {
     const db = openDb(file);
     const store = new EventStore(db, { maxEventsPerSession: 100_000, replayPageSize: 128, replayHelper: { idleMs: 60_000 } });
     try {
-      store.admitNow(Array.from({ length: 3_000 }, (_, i) => items(event({ session: 'u', seq: i + 1 }))[0]));
+      store.admitNow(seqItems('u', 3_000));
       await helperReady(store, 'u');
       const committed = readAll(store, 'u', null, 128);
       const splitBefore = store.replayHelperStats().splitPages;
@@ -125,7 +129,7 @@ describe('ReplayHelper', () => {
         // Same rows, other bytes (the helper's connection would read the old ones, same count),
         // and more rows (it would read fewer).
         db.prepare(`UPDATE events SET json = replace(json, '"tool.started"', '"tool.started" ') WHERE session = 'u'`).run();
-        store.admitNow(Array.from({ length: 500 }, (_, i) => items(event({ session: 'u', seq: 5_000 + i }))[0]));
+        store.admitNow(seqItems('u', 500, 5_000));
         const inside = readAll(store, 'u', null, 128);
         expect(inside).toHaveLength(3_500);
         expect(inside.slice(0, 3_000)).toEqual(committed.map((r) => r.replace('"tool.started"', '"tool.started" ')));
@@ -149,10 +153,10 @@ describe('ReplayHelper', () => {
     const db = openDb(file, { deferCommits: {} });
     const store = new EventStore(db, { maxEventsPerSession: 100_000, replayPageSize: 128, replayHelper: { idleMs: 60_000 } });
     try {
-      await store.admit(Array.from({ length: 3_000 }, (_, i) => items(event({ session: 'd', seq: i + 1 }))[0]));
+      await store.admit(seqItems('d', 3_000));
       await helperReady(store, 'd');
       const deferred = deferredCommitOf(db)!;
-      await store.admit(Array.from({ length: 700 }, (_, i) => items(event({ session: 'd', seq: 10_000 + i }))[0]));
+      await store.admit(seqItems('d', 700, 10_000));
       expect(deferred.isOpen).toBe(true);
       const commits = deferred.stats().commits;
       const splitBefore = store.replayHelperStats().splitPages;
@@ -175,7 +179,7 @@ describe('ReplayHelper', () => {
     const store = new EventStore(db, { ...opts, replayHelper: { idleMs: 60_000 } });
     const plain = new EventStore(db, { ...opts, replayHelper: false });
     try {
-      store.admitNow(Array.from({ length: 4_000 }, (_, i) => items(event({ session: 'p', seq: i + 1 }))[0]));
+      store.admitNow(seqItems('p', 4_000));
       await helperReady(store, 'p');
       for (const write of [
         // Same rows, other bytes: a part read before would hold the old ones.
@@ -186,7 +190,7 @@ describe('ReplayHelper', () => {
             db.prepare(`DELETE FROM events WHERE session = 'p' AND seq % 10 = 3`).run();
             const gone = db.prepare(`SELECT COUNT(*) FROM events WHERE session = 'p'`).pluck().get() as number;
             store.admitNow(
-              Array.from({ length: 4_000 - gone }, (_, i) => items(event({ session: 'p', seq: 100_000 + i }))[0]),
+              seqItems('p', 4_000 - gone, 100_000),
             );
           })(),
       ]) {
@@ -270,7 +274,7 @@ describe('ReplayHelper', () => {
     });
     const plain = new EventStore(db, { maxEventsPerSession: 100_000, replayPageSize: 128, replayHelper: false });
     try {
-      store.admitNow(Array.from({ length: 2_000 }, (_, i) => items(event({ session: 'w', seq: i + 1 }))[0]));
+      store.admitNow(seqItems('w', 2_000));
       const expected = readAll(plain, 'w', null, 128);
       for (let round = 0; round < 200 && store.replayHelperStats().state !== 'off'; round++) {
         expect(readAll(store, 'w', null, 128)).toEqual(expected);
@@ -353,7 +357,7 @@ describe('ReplayHelper', () => {
     const file = freshFile();
     const db = openDb(file);
     const store = new EventStore(db, { maxEventsPerSession: 100_000, replayPageSize: 128, replayHelper: { idleMs: 100 } });
-    store.admitNow(Array.from({ length: 1_000 }, (_, i) => items(event({ session: 'i', seq: i + 1 }))[0]));
+    store.admitNow(seqItems('i', 1_000));
     await helperReady(store, 'i');
     for (let i = 0; i < 200 && store.replayHelperStats().state !== 'idle'; i++) await new Promise((r) => setTimeout(r, 10));
     expect(store.replayHelperStats().state).toBe('idle');
