@@ -127,11 +127,16 @@ export interface SessionsPage {
 }
 
 /**
- * `GET /api/search` query. `q` uses SQLite FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT,
- * NEAR(...)); a syntax error answers 400 `bad-query` with the reason in `detail`.
+ * `GET /api/search` query. `q` is text as typed: every word and "quoted phrase" must occur
+ * (hyphens, paths and operators are searched as text, `word*` as a prefix); a session id (or its
+ * first characters) or an event or command id finds its session. `mode=advanced` reads `q` as an
+ * FTS5 expression (AND/OR/NOT, NEAR, column filters). A query that cannot be searched answers 400
+ * `bad-query` with a plain sentence in `detail`.
  */
 export interface SearchQuery {
   readonly q: string;
+  /** `advanced`: `q` is FTS5 query syntax. Default `text`. */
+  readonly mode?: 'text' | 'advanced';
   /** Restrict to one session id (any source). */
   readonly session?: string;
   /** Hits per page (default 50, at most 200). */

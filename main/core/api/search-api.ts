@@ -1,7 +1,7 @@
 /**
- * GET /api/search: full-text search over stored events (FTS5, what the capture level kept),
- * newest first, optionally within one session, keyset-paged. A query FTS5 cannot parse answers
- * 400 `bad-query` with the parser's reason, never 500.
+ * GET /api/search: search over stored events (what the capture level kept) as typed text, or as
+ * an FTS5 expression in advanced mode, newest first, optionally within one session, keyset-paged.
+ * A query that cannot be searched answers 400 `bad-query` with a plain sentence, never 500.
  */
 import type { SearchPage, SearchQuery } from '../../../common/api';
 import { err, ok, type Result } from '../../../common/result';
@@ -27,10 +27,21 @@ const decodeCursor = (text: string): number | null => {
 export function parseSearchQuery(raw: unknown): Result<SearchQuery> {
   const q = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   if (typeof q.q !== 'string' || q.q.trim() === '')
-    return err('bad-query', 'q must be a non-empty search query');
+    return err('bad-query', 'Type something to search for.');
   if (q.q.length > SEARCH_MAX_QUERY)
-    return err('bad-query', `q must be at most ${SEARCH_MAX_QUERY} characters`);
-  const out: { q: string; session?: string; limit?: number; cursor?: string } = { q: q.q };
+    return err('bad-query', `A search can be at most ${SEARCH_MAX_QUERY} characters long.`);
+  const out: {
+    q: string;
+    mode?: 'text' | 'advanced';
+    session?: string;
+    limit?: number;
+    cursor?: string;
+  } = { q: q.q };
+  if (q.mode !== undefined) {
+    if (q.mode !== 'text' && q.mode !== 'advanced')
+      return err('bad-request', 'mode must be text or advanced');
+    out.mode = q.mode;
+  }
   if (q.session !== undefined) {
     if (typeof q.session !== 'string' || q.session === '')
       return err('bad-request', 'session must be a non-empty string');
@@ -66,14 +77,14 @@ export function startSearch(
         try {
           const page = search.search({
             q: q.q,
+            mode: q.mode,
             session: q.session,
             limit: q.limit ?? SEARCH_DEFAULT_LIMIT,
             before: q.cursor === undefined ? undefined : (decodeCursor(q.cursor) ?? undefined),
           });
           return { hits: page.hits, next: page.next === null ? null : encodeCursor(page.next) };
         } catch (e) {
-          if (e instanceof SearchQueryError)
-            return apiError(400, 'bad-query', `search query: ${e.message}`);
+          if (e instanceof SearchQueryError) return apiError(400, 'bad-query', e.message);
           throw e;
         }
       },

@@ -52,9 +52,11 @@ describe('GET /api/search', () => {
     ]);
     const scoped = (await search({ q: 'deploy', session: 'beta' })).json as SearchPage;
     expect(scoped.hits.map((h) => h.session)).toEqual(['beta']);
-    // "alpha" is a session id, but only the text of the third event says it.
+    // "alpha" is a session id: its session comes first (its first event), then the text of the
+    // third event that says it.
     const alpha = (await search({ q: 'alpha' })).json as SearchPage;
-    expect(alpha.hits.map((h) => h.session)).toEqual(['beta']);
+    expect(alpha.hits.map((h) => h.session)).toEqual(['alpha', 'beta']);
+    expect(alpha.hits[0].snippet).toBe('session [alpha]');
   });
 
   it('pages with a keyset cursor until next is null', async () => {
@@ -95,9 +97,56 @@ describe('GET /api/search', () => {
     expect(indexed.n).toBe(3);
   });
 
-  it('answers 400 bad-query with the reason for queries FTS5 cannot parse, never 500', async () => {
+  it('searches what users type as text: hyphens, paths, flags, quotes and stray operators', async () => {
+    d = await startTestDaemon();
+    const probe = status('t1', 1, 'ran steer-probe twice');
+    const ls = status('t1', 2, '$ ls -la src/app.ts');
+    const ops = status('t2', 1, 'pick a AND b (then) NOT c');
+    const other = status('t2', 2, 'steer the probe elsewhere');
+    await postEvents(d.url, d.tokens.hook, [probe, ls, ops, other]);
+    const ids = async (q: Record<string, string>) => {
+      const r = await search(q);
+      expect(r.status, JSON.stringify(q)).toBe(200);
+      return (r.json as SearchPage).hits.map((h) => h.id);
+    };
+    expect(await ids({ q: 'steer-probe' })).toEqual([probe.id]);
+    expect(await ids({ q: 'ls -la' })).toEqual([ls.id]);
+    expect(await ids({ q: 'src/app.ts' })).toEqual([ls.id]);
+    expect(await ids({ q: '"steer-probe' })).toEqual([probe.id]);
+    expect(await ids({ q: 'AND' })).toEqual([ops.id]);
+    expect(await ids({ q: '(then) NOT' })).toEqual([ops.id]);
+    expect(await ids({ q: 'nosuchcol: x' })).toEqual([]);
+    expect(await ids({ q: 'a AND b' })).toEqual([ops.id]);
+    expect(await ids({ q: 'NEAR(a c' })).toEqual([]);
+    expect(await ids({ q: 'steer* probe' })).toEqual([other.id, probe.id]);
+    // Only punctuation: nothing the index holds, said as a sentence.
+    const punct = await search({ q: '* - ()' });
+    expect(punct.status).toBe(400);
+    expect((punct.json as { detail: string }).detail).toMatch(/^Type a word or a number/);
+  });
+
+  it('finds a session by its id or the first characters of it, and an event or command by its id', async () => {
+    d = await startTestDaemon();
+    const first = status('4b3e7c1a-session-one', 1, 'hello');
+    const later = status('4b3e7c1a-session-one', 2, 'world');
+    const cmd = status('9f00d2e1-other', 1, 'x');
+    await postEvents(d.url, d.tokens.hook, [first, later, cmd]);
+    const hits = async (q: string) => ((await search({ q })).json as SearchPage).hits;
+    expect((await hits('4b3e7c1a-session-one')).map((h) => [h.session, h.id])).toEqual([
+      ['4b3e7c1a-session-one', first.id],
+    ]);
+    expect((await hits('4b3e7c')).map((h) => h.session)).toEqual(['4b3e7c1a-session-one']);
+    expect((await hits(later.id)).map((h) => [h.session, h.id])).toEqual([
+      ['4b3e7c1a-session-one', later.id],
+    ]);
+    expect((await hits(later.id))[0].snippet).toBe(`event [${later.id}]`);
+  });
+
+  it('answers 400 bad-query with a plain sentence for advanced queries FTS5 cannot parse, never SQL or 500', async () => {
     d = await startTestDaemon();
     await postEvents(d.url, d.tokens.hook, [status('q', 1, 'hello world')]);
+    const advanced = (await search({ q: 'hello OR nothing', mode: 'advanced' })).json as SearchPage;
+    expect(advanced.hits).toHaveLength(1);
     for (const q of [
       '"unbalanced',
       'AND',
@@ -106,14 +155,20 @@ describe('GET /api/search', () => {
       'nosuchcol: x',
       'NEAR(a b',
       '*',
-      '',
-      '   ',
     ]) {
-      const { status: code, json } = await search({ q });
+      const { status: code, json } = await search({ q, mode: 'advanced' });
       expect(code, q).toBe(400);
       expect((json as { error: string }).error, q).toBe('bad-query');
-      expect((json as { detail?: string }).detail, q).toBeTruthy();
+      const detail = (json as { detail?: string }).detail ?? '';
+      expect(detail, q).toMatch(/^[A-Z“].*[.!]$/);
+      expect(detail, q).not.toMatch(/fts5|no such column|syntax error|SQLITE/i);
     }
+    for (const q of ['', '   ']) {
+      const { status: code, json } = await search({ q });
+      expect(code, q).toBe(400);
+      expect((json as { detail?: string }).detail, q).toBe('Type something to search for.');
+    }
+    expect((await search({ q: 'x', mode: 'regex' })).status).toBe(400);
     const bad: Record<string, string>[] = [
       { q: 'x', limit: '0' },
       { q: 'x', cursor: '!!' },

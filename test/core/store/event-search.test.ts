@@ -1,9 +1,14 @@
 /** The FTS5 index of migration 0090: what is indexed, the backfill of existing rows, deletes. */
 import type { Database } from 'better-sqlite3';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EventSearch, SearchQueryError } from '../../../main/core/store/event-search';
+import { EventSearch, SearchQueryError, textQuery } from '../../../main/core/store/event-search';
 import { EventStore } from '../../../main/core/store/event-store';
-import { FIRST_RUN_BATCH, SearchIndexer, STEP_BUDGET_MS } from '../../../main/core/store/search-indexer';
+import {
+  FIRST_RUN_BATCH,
+  SearchIndexer,
+  STEP_BUDGET_MS,
+} from '../../../main/core/store/search-indexer';
 import { migrations } from '../../../main/core/store/migrations/index';
 import { openDb } from '../../../main/core/store/open-db';
 import { event, items, storeAtOldSchema, tempDir } from './temp-db';
@@ -24,11 +29,14 @@ const ids = (s: EventSearch, q: string, session?: string): string[] => {
   return s.search({ q, session, limit: 50 }).hits.map((h) => h.id);
 };
 
-
 /** Admits `count` events of session `s` from seq `from`, each with the message `m<seq>`. */
 const admitter = (store: EventStore) => (from: number, count: number) =>
   store.admit(
-    items(...Array.from({ length: count }, (_, i) => event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }))),
+    items(
+      ...Array.from({ length: count }, (_, i) =>
+        event({ session: 's', seq: from + i, epoch: 0, data: { message: `m${from + i}` } }),
+      ),
+    ),
   );
 describe('event search index', () => {
   it('indexes the text leaves of data (nested too), not digests, types or envelope ids', async () => {
@@ -61,7 +69,9 @@ describe('event search index', () => {
     expect(ids(search, 'feedfacecafe')).toEqual([]);
     expect(ids(search, '0badc0de')).toEqual([]);
     expect(ids(search, 'completed')).toEqual([]);
-    expect(() => search.search({ q: '"open', limit: 5 })).toThrow(SearchQueryError);
+    expect(() => search.search({ q: '"open', mode: 'advanced', limit: 5 })).toThrow(
+      SearchQueryError,
+    );
   });
 
   it('indexes events stored before the index existed, and in bounded batches', async () => {
@@ -152,5 +162,70 @@ describe('event search index', () => {
     expect(search.search({ q: 'common', limit: 200 }).hits).toHaveLength(10);
     expect(ids(search, 'word39')).toEqual([]);
     expect(ids(search, 'word40')).toHaveLength(1);
+  });
+
+  it('searches any typed text without an SQL error: it matches, finds nothing, or says why in a sentence', async () => {
+    t = tempDir();
+    db = openDb(t.file());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
+    const words = [
+      'steer-probe',
+      'src/app.ts',
+      'ls -la',
+      'a "quoted" word',
+      'NOT (x) AND y*',
+      'naïve café',
+    ];
+    await store.admit(
+      items(
+        ...words.map((message, i) =>
+          event({ session: 's', seq: i + 1, epoch: 0, data: { message } }),
+        ),
+      ),
+    );
+    const indexer = new SearchIndexer(db, { everyMs: 0 });
+    indexer.catchUp();
+    indexer.close();
+    const search = new EventSearch(db);
+    const typed = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({
+        unit: fc.constantFrom(
+          '"',
+          '*',
+          '-',
+          '(',
+          ')',
+          ':',
+          '^',
+          '+',
+          ' ',
+          'a',
+          'AND',
+          'OR',
+          'NOT',
+          'NEAR',
+          '/',
+          '.',
+          'é',
+        ),
+        maxLength: 12,
+      }),
+    );
+    fc.assert(
+      fc.property(typed, (q) => {
+        try {
+          search.search({ q, limit: 10 });
+        } catch (e) {
+          expect(e).toBeInstanceOf(SearchQueryError);
+          expect((e as Error).message).toMatch(/^Type /);
+        }
+      }),
+      { numRuns: 400 },
+    );
+    // Each stored text is found by typing it as it appears.
+    for (const w of words)
+      expect(search.search({ q: w, limit: 10 }).hits.length, w).toBeGreaterThan(0);
+    expect(textQuery('steer-probe "two words" x*')).toBe('"steer-probe" "two words" "x" *');
   });
 });

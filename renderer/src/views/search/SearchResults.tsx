@@ -10,7 +10,7 @@ import { useConsole } from '../../shell/console-context';
 import { dateTime, shortPath } from '../../ui/format';
 
 /** The hits of one query (within `session` when given). */
-export function SearchResults({ q, session, onOpen }: { q: string; session?: string; onOpen: (hit: SearchHit) => void }) {
+export function SearchResults({ q, session, advanced = false, onOpen }: { q: string; session?: string; advanced?: boolean; onOpen: (hit: SearchHit) => void }) {
   const { api, store } = useConsole();
   const [hits, setHits] = useState<SearchHit[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -19,7 +19,7 @@ export function SearchResults({ q, session, onOpen }: { q: string; session?: str
 
   const load = async (cursor?: string) => {
     setLoading(true);
-    const r = await api('GET /api/search', { q, ...(session ? { session } : {}), limit: 50, ...(cursor ? { cursor } : {}) });
+    const r = await api('GET /api/search', { q, ...(advanced ? { mode: 'advanced' as const } : {}), ...(session ? { session } : {}), limit: 50, ...(cursor ? { cursor } : {}) });
     setLoading(false);
     if (!r.ok) {
       setError(r.error.message);
@@ -33,7 +33,7 @@ export function SearchResults({ q, session, onOpen }: { q: string; session?: str
     setHits([]);
     setNext(null);
     if (q.trim()) void load();
-  }, [q, session]);
+  }, [q, session, advanced]);
 
   if (!q.trim()) return null;
   const cwdOf = (s: string) => store.sessions.find((x) => x.session === s)?.cwd ?? null;
