@@ -2,7 +2,8 @@
  * Stop holds the queue, with a real `codex app-server` and the real daemon: a message queued
  * while a turn runs is not sent when the operator stops the turn (`aep-companion cancel`); the
  * queue is held (`x.codex.input.queue_paused`, durable, "paused" in the pending list) until the
- * operator resumes it, and then it is sent as the next turn and reaches the model.
+ * operator resumes it (`aep-companion cancel --resume-queue`), and then it is sent as the next
+ * turn and reaches the model.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { run as cancel } from '../../main/cli/commands/cancel';
@@ -56,9 +57,9 @@ describe('Codex: Stop holds the queue', () => {
     expect(rig.c.of(session).filter((e) => e.type === 'run.started')).toHaveLength(1);
     expect(stub.requests.some((q) => requestContains(q, 'QUEUED-AFTER-STOP'))).toBe(false);
 
-    const resumed = await rig.d.api<Json>('POST', '/api/pending/resume', { session });
-    expect(resumed.status, JSON.stringify(resumed.json)).toBe(200);
-    expect(resumed.json).toMatchObject({ paused: null });
+    const resumed = await capture(() => cancel([session, '--resume-queue', '--data-dir', rig.d.dataDir]));
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.out).toMatch(/queue resumed/);
     const settled = await rig.c.waitEvent((e) => e.cause === queued && e.type === 'x.codex.input.settled', 'settled', 60_000);
     expect(settled).toMatchObject({ data: { outcome: 'prompted', delivery: 'queue' } });
     expect(rig.c.of(session).find((e) => e.type === 'x.codex.input.queue_resumed')).toMatchObject({ cause: end.cause, data: { by: 'resume' } });
@@ -67,5 +68,8 @@ describe('Codex: Stop holds the queue', () => {
     expect(stub.requests.some((q) => requestContains(q, 'QUEUED-AFTER-STOP'))).toBe(true);
     expect(rig.d.daemon.context.db.prepare('SELECT cause FROM queue_pauses WHERE session = ?').get(session)).toBeUndefined();
     expect((await rig.d.api<Json>('POST', '/api/pending/resume', { session })).status).toBe(409);
+    const again = await capture(() => cancel([session, '--resume-queue', '--data-dir', rig.d.dataDir]));
+    expect(again.code).toBe(3);
+    expect(again.err).toMatch(/is not paused/);
   });
 });
