@@ -178,7 +178,27 @@ export interface PendingList {
   readonly items: readonly PendingItem[];
   /** The launched session's steer support and badge (null for an observed session). */
   readonly support: SteerSupport | null;
+  /** Held by the operator's Stop until resumed or the next send (null: the queue flows). */
+  readonly paused?: QueueHold | null;
 }
+
+/** A queue held by the operator's Stop. */
+export interface QueueHold {
+  readonly since: string;
+  /** The command that stopped the turn, when known. */
+  readonly cause: string | null;
+}
+
+/**
+ * Queue changes on the stream (cause = the command they change): a queued message's new text
+ * (redacted-class, gated like the command's own text), the new order after a reorder (command
+ * ids, next first; cause = the message the operator moved), and the hold of a Stop and its end
+ * (cause = the stopping command, or the input that lifted it).
+ */
+export const inputEditedType = (agent: string): string => `x.${agent}.input.edited`;
+export const inputReorderedType = (agent: string): string => `x.${agent}.input.reordered`;
+export const queuePausedType = (agent: string): string => `x.${agent}.input.queue_paused`;
+export const queueResumedType = (agent: string): string => `x.${agent}.input.queue_resumed`;
 
 /** The mid-turn steering toggle as `GET/PUT /api/mid-turn-steering` serve it. */
 export interface MidTurnSteeringState {

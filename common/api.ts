@@ -242,6 +242,8 @@ export interface ApiContract {
   'POST /api/pending/reorder': { req: { session: string; order: readonly string[] }; res: PendingList };
   /** Withdraws a queued message or instruction before it is sent (audited; `dropped { reason: "withdrawn" }` on the stream). */
   'POST /api/pending/withdraw': { req: { session: string; commandId: string }; res: PendingItem };
+  /** Lets a queue held by Stop flow again (the next message is sent when the agent is idle). */
+  'POST /api/pending/resume': { req: { session: string }; res: PendingList };
   /** A launched session's messages with their lifecycle and outcome, newest first. */
   'GET /api/inputs': { req: { session: string; limit?: number }; res: readonly AgentInputRecord[] };
 }

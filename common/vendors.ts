@@ -33,7 +33,7 @@ export interface VendorProfile {
   readonly deliveryMoments: readonly string[];
   /** Maximum characters of context per reply, or null when the vendor documents none. */
   readonly contextCap: number | null;
-  /** The hook moment that ends a session, or null when the vendor has none (idle expiry applies). */
+  /** The hook moment that ends a session, or null when the vendor has none (its queue lives for the daemon's lifetime). */
   readonly sessionEndMoment: string | null;
   /** Whether the vendor has an answerable permission moment. */
   readonly permissionMoments: readonly string[];

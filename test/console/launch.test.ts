@@ -124,6 +124,7 @@ describe('launched sessions from the console', () => {
     await page.getByTestId('cancel-turn').waitFor();
     await shootBothThemes(page, 'launch-generating');
     await page.getByTestId('cancel-turn').click();
+    await page.getByRole('dialog', { name: 'Stop the running turn?' }).getByRole('button', { name: 'Stop turn' }).click();
     await page.locator('[data-testid=timeline-row][data-kind=run-end]', { hasText: 'Run cancelled' }).waitFor();
     await page.getByTestId('cancel-turn').waitFor({ state: 'detached' });
     const messages = page.locator('[data-testid=input-item]');

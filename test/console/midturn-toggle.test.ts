@@ -135,6 +135,7 @@ describe('the mid-turn steering switch in Settings', () => {
     expect(await page.getByTestId('steer-badge').innerText()).toContain('mid-turn steering is off');
     expect(await page.getByTestId('composer-says').innerText()).toContain('mid-turn steering is off');
     await page.getByTestId('cancel-turn').click();
+    await page.getByRole('dialog', { name: 'Stop the running turn?' }).getByRole('button', { name: 'Stop turn' }).click();
     await page.locator('[data-testid=timeline-row][data-kind=run-end]', { hasText: 'Run cancelled' }).waitFor({ timeout: 30_000 });
   });
 

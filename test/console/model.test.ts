@@ -119,6 +119,23 @@ describe('timeline', () => {
     expect(rows[3].events).toHaveLength(3);
   });
 
+  test('reads queue changes: a queued message shows its edited text, the hold of Stop and its end are rows', () => {
+    const rows = buildTimeline([
+      ev('x.codex.control.send_input', { id: 'in1', data: { text: 'first text', delivery: 'queue' } }),
+      ev('x.codex.input.queued', { seq: 1, cause: 'in1', data: { position: 1, delivery: 'queue' } }),
+      ev('x.codex.input.edited', { seq: 2, cause: 'in1', capture: 'redacted', data: { text: 'second text', edits: 1 } }),
+      ev('x.codex.input.queue_paused', { seq: 3, cause: 'stop1', data: { reason: 'stop', queued: 1 } }),
+      ev('x.codex.input.queue_resumed', { seq: 4, cause: 'stop1', data: { by: 'resume', queued: 1 } }),
+      ev('x.claude-code.instruction.reordered', { seq: 5, cause: 'i2', data: { order: ['i2', 'i1'] } }),
+    ]);
+    expect(rows.map((r) => [r.title, r.detail])).toEqual([
+      ['Message', 'second text (edited)'],
+      ['Queue paused by Stop', '1 message waiting'],
+      ['Queue resumed (Resume)', '1 message released'],
+      ['Queue reordered', ''],
+    ]);
+  });
+
   test('marks content the capture level left out once per row, counted for one notice, never invented', () => {
     const builder = new TimelineBuilder();
     builder.update({ events: [ev('run.started', { seq: 1, capture: 'metadata' }), ev('tool.requested', { seq: 2, capture: 'metadata', data: { tool: { name: 'Bash' }, args_digest: 'abc' } })], reorders: 0 });

@@ -25,6 +25,7 @@ import { BridgeFetcher } from './launched/bridge-fetch';
 import { AGENT_CATALOGUE } from './launched/catalogue';
 import { LaunchedRepo } from './launched/launched-repo';
 import { SteeringService } from './launched/steer/steering-service';
+import type { MappingContext } from './vendors/types';
 
 /** The instance name the agent emitters declare. */
 export const LAUNCHED_INSTANCE = 'aep-companion-launched';
@@ -90,8 +91,15 @@ export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature
     }
     const emitter = (agent: AgentId): AgentEmitter => emitters.get(agent) as AgentEmitter;
     const accepts = (agent: AgentId): string[] => [...(steeringEnabled() ? [sendInputType(agent)] : []), 'control.cancel', 'control.attention.respond'];
+    const mapping = (): MappingContext => ({
+      capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
+      redact: (text) => redact(text),
+      newRunId: ulid,
+      permissionLoop: true,
+    });
     // Mid-turn steering (agents/steer): the durable record is settled before anything runs.
     const steering = new SteeringService({
+      mapping,
       db: ctx.db,
       settings: ctx.settings,
       audit,
@@ -113,12 +121,7 @@ export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature
       host: ctx.installerHost,
       fetcher: new BridgeFetcher({ dataDir: ctx.dataDir, env: ctx.installerHost?.processEnv ?? {}, logger: createLogger('agents.bridge') }),
       version: ctx.version,
-      mapping: () => ({
-        capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
-        redact: (text) => redact(text),
-        newRunId: ulid,
-        permissionLoop: true,
-      }),
+      mapping,
       schedule: options.schedule ?? realScheduler,
       accepts,
       requestTimeoutMs: options.requestTimeoutMs ?? 120_000,

@@ -235,7 +235,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
 
     const disposers: Disposer[] = [
       // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
-      provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock }),
+      provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock, context: () => mappingContext(false) }),
       ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, clock()), intake)),
       // Whatever else the listener serves sees every answered call's events and session rows.
       ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),

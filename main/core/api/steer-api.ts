@@ -1,6 +1,6 @@
 /**
  * Mid-turn steering routes: the toggle (GET/PUT /api/mid-turn-steering), the pending list of a
- * session (GET /api/pending, POST /api/pending/edit|reorder|withdraw: launched inputs and
+ * session (GET /api/pending, POST /api/pending/edit|reorder|withdraw|resume: launched inputs and
  * hook-path instructions alike) and a launched session's message history (GET /api/inputs).
  */
 import type { ApiRequest } from '../../../common/api';
@@ -139,6 +139,13 @@ export function steerApi(service: SteeringService): ApiHandlers {
       handle: async (input) => {
         const withdrawn = await service.withdraw(input.session, input.commandId, by);
         return withdrawn.ok ? withdrawn.value : fail(withdrawn.error);
+      },
+    },
+    'POST /api/pending/resume': {
+      parse: parseSession,
+      handle: (input) => {
+        const resumed = service.resume(input.session, by);
+        return resumed.ok ? resumed.value : fail(resumed.error);
       },
     },
     'GET /api/inputs': {

@@ -4,7 +4,8 @@
  * (reason). Only stream events decide (the ack, `input.queued`, `input.sent`, `input.settled`,
  * `input.dropped`, all cause-linked to the command); this window's own record only says whether
  * the command left it at all. A steer the agent showed it took in (`input.received`, Codex's
- * `userMessage` item) reads "Steered · seen by agent".
+ * `userMessage` item) reads "Steered · seen by agent". A message edited while queued shows its
+ * edited text (`input.edited`, when the capture level carries it).
  */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { InputOutcome } from '../../../common/agent-inputs';
@@ -95,7 +96,10 @@ export function settleInput(caused: readonly AepEvent[], local: { sent: boolean;
 export function inputItems(session: string, fleet: readonly AepEvent[], commands: ReadonlyMap<string, SentCommand>, caused: (id: string) => readonly AepEvent[]): InputItem[] {
   const items = new Map<string, InputItem>();
   const add = (id: string, text: string | null, delivery: string, sentAt: string, local: SentCommand | null) => {
-    items.set(id, { id, text, delivery, sentAt, ...settleInput(caused(id), local) });
+    const events = caused(id);
+    // An edit before sending replaced the text the agent receives (its event carries it when captured).
+    const edited = events.filter((e) => /^x\.[a-z0-9-]+\.input\.edited$/.test(e.type)).map((e) => dataString(e, 'text')).filter((t) => t !== undefined).pop();
+    items.set(id, { id, text: edited ?? text, delivery, sentAt, ...settleInput(events, local) });
   };
   for (const e of fleet) {
     if (!isSendInput(e.type) || e.session !== session) continue;

@@ -9,6 +9,9 @@ import { settle } from './command-settlement';
 import { INPUT_EVENT, isSendInput, settleInput } from './input-items';
 import { dataNumber, dataString, isDelivered, isDropped, isInstruct, isRunEnd, toolCallId, toolName } from './event-types';
 
+/** Changes to a session's queue: Stop's hold and its end, edits and reorders (launched and hook path). */
+const QUEUE_CHANGE = /^x\.[a-z0-9-]+\.(?:input|instruction)\.(queue_paused|queue_resumed|edited|reordered)$/;
+
 /** Filter categories of the timeline. */
 export const CATEGORIES = ['runs', 'tools', 'attention', 'steering', 'session', 'other'] as const;
 /** One filter category. */
@@ -245,6 +248,9 @@ export class TimelineBuilder {
         return;
       }
       r.events.push(e);
+      // An edit while queued replaced the text the agent receives.
+      const edited = /\.input\.edited$/.test(t) ? dataString(e, 'text') : undefined;
+      if (edited !== undefined) r.detail = `${oneLine(edited)} (edited)`;
       const s = settleInput(r.events.filter((x) => !isSendInput(x.type)), null);
       r.status = { tone: s.tone, label: s.label };
       return;
@@ -254,6 +260,15 @@ export class TimelineBuilder {
       const r = row(e, 'steering', 'instruction', 'Instruction', text !== undefined ? oneLine(text) : NOT_CAPTURED, { tone: 'neutral', label: 'sent' });
       this.push(r);
       this.commands.set(e.id, r);
+      return;
+    }
+    const queue = QUEUE_CHANGE.exec(t);
+    if (queue) {
+      const n = dataNumber(e, 'queued');
+      const held = n === undefined ? '' : `${n} message${n === 1 ? '' : 's'} ${queue[1] === 'queue_resumed' ? 'released' : 'waiting'}`;
+      const label = queue[1] === 'queue_paused' ? 'Queue paused by Stop' : queue[1] === 'queue_resumed' ? `Queue resumed (${dataString(e, 'by') === 'send' ? 'a new message went first' : 'Resume'})` : queue[1] === 'edited' ? 'Queued message edited' : 'Queue reordered';
+      const detail = queue[1] === 'edited' ? (dataString(e, 'text') !== undefined ? oneLine(dataString(e, 'text') as string) : NOT_CAPTURED) : held;
+      this.push(row(e, 'steering', 'other', label, detail));
       return;
     }
     if ((t === 'control.accepted' || t === 'control.rejected' || isDelivered(t) || isDropped(t)) && e.cause) {

@@ -4,6 +4,7 @@
  * - `x.{agent}.control.send_input { text, delivery }` → the session's turn controller (refused
  *   while the steering kill switch is off);
  * - `control.cancel` (AEP-0004 §5) → session/cancel / turn/interrupt; `run.cancelled` names the command;
+ *   scope `run` also holds the session's queue (`x.{agent}.input.queue_paused`) until resumed or sent;
  * - `control.attention.respond { answer: { option } }` → the agent's permission request, with one
  *   of the option ids it offered;
  * anything else is refused `unsupported`.
@@ -78,6 +79,8 @@ export function agentCommandRouter(agent: AgentId, emitter: AgentEmitter, deps: 
       if (!session.controller.generating) return reject('invalid', 'no turn is running', 'cancel.rejected');
       if (typeof command.run === 'string' && command.run !== session.currentRun) return reject('invalid', `run ${command.run} is not the running turn`, 'cancel.rejected');
       await decide({ accepted: true }, () => row('cancel.accepted', 'ok', { scope: 'run' }));
+      // Stop holds the queue: nothing queued is sent until the operator resumes it or sends.
+      session.controller.pause(command.id);
       await session.cancel(command.id).catch((error: unknown) => row('cancel.failed', 'error', { error: String(error) }));
       return;
     }

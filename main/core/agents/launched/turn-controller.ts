@@ -25,6 +25,9 @@
  *   is `adoptFront`ed (it dispatches next, already in flight); a steer the agent provably never
  *   took is `requeueFront`ed (sent next as an ordinary prompt). Queued inputs can be edited,
  *   reordered or withdrawn until they are dispatched (the pending list).
+ * - `pause(cause)` (the operator's Stop) holds the queue: nothing queued is dispatched until
+ *   `resume` or the operator's next input, which goes first (idle: dispatched at once). An input
+ *   already in flight at the agent (`adoptFront`) is never held.
  */
 import { isReorderOf } from '../../../../common/order';
 
@@ -77,9 +80,14 @@ export interface TurnPort {
 
 /** Hears what happens to inputs (the durable record of main/core/agents/launched/steer). */
 export interface TurnObserver {
-  submitted(input: TurnInput, decision: TurnDecision): void;
+  /** `front`: the input went ahead of everything queued (stop and send, a send that lifts a pause). */
+  submitted(input: TurnInput, decision: TurnDecision, front: boolean): void;
   dispatched(input: TurnInput): void;
   dropped(input: TurnInput, reason: string): void;
+  /** The queue is held (`cause`: the command that stopped the turn). */
+  paused?(cause: string | null): void;
+  /** The queue flows again: `by` an explicit resume, or the operator's input `input`. */
+  resumed?(by: 'resume' | 'send', input: TurnInput | null): void;
 }
 
 /** One session's turn controller. */
@@ -89,6 +97,9 @@ export class TurnController {
   private steerer: ((input: TurnInput) => Promise<unknown>) | null = null;
   private canceller: ((input: TurnInput) => void) | null = null;
   private observer: TurnObserver | null = null;
+  private held = false;
+  /** Inputs already in flight at the agent (adopted deferred steers): never held by a pause. */
+  private readonly adopted = new Set<string>();
 
   constructor(
     private readonly port: TurnPort,
@@ -122,6 +133,28 @@ export class TurnController {
     return this.queue.length;
   }
 
+  /** The queue is held by a Stop. */
+  get paused(): boolean {
+    return this.held;
+  }
+
+  /** Holds the queue (the operator's Stop); false when it was already held. */
+  pause(cause: string | null): boolean {
+    if (this.held) return false;
+    this.held = true;
+    this.observer?.paused?.(cause);
+    return true;
+  }
+
+  /** Lets the queue flow again; false when it was not held. */
+  resume(): boolean {
+    if (!this.held) return false;
+    this.held = false;
+    this.observer?.resumed?.('resume', null);
+    if (!this.running) this.next();
+    return true;
+  }
+
   /** The inputs waiting, oldest first (a copy). */
   pending(): readonly TurnInput[] {
     return [...this.queue];
@@ -129,11 +162,28 @@ export class TurnController {
 
   /** Routes one input; returns the decision applied. */
   submit(input: TurnInput): TurnDecision {
+    if (this.held && !input.synthetic) {
+      // The operator sends while the queue is held: this input goes first, the rest follow it.
+      this.held = false;
+      this.observer?.resumed?.('send', input);
+      if (!this.generating) {
+        this.observer?.submitted(input, 'dispatch', true);
+        this.run(input);
+        return 'dispatch';
+      }
+      if (input.delivery !== 'stop') {
+        // The stopped turn has not settled yet: this input is the next one.
+        this.queue.unshift(input);
+        this.port.queued(input, 1);
+        this.observer?.submitted(input, 'queue', true);
+        return 'queue';
+      }
+    }
     if (input.delivery === 'stop' && this.generating && !input.synthetic) {
       // Stop and send: it goes ahead of everything queued, then the running turn is cancelled.
       this.queue.unshift(input);
       this.port.queued(input, 1);
-      this.observer?.submitted(input, 'queue');
+      this.observer?.submitted(input, 'queue', true);
       this.canceller?.(input);
       return 'queue';
     }
@@ -141,7 +191,7 @@ export class TurnController {
     const steer = this.steerer ?? this.port.steer;
     if (decision === 'dispatch' && (this.generating || this.queue.length > 0)) decision = 'queue';
     if (decision === 'steer' && (!steer || !this.generating)) decision = this.generating || this.queue.length > 0 ? 'queue' : 'dispatch';
-    this.observer?.submitted(input, decision);
+    this.observer?.submitted(input, decision, false);
     if (decision === 'dispatch') this.run(input);
     else if (decision === 'steer') void (steer as (i: TurnInput) => Promise<unknown>)(input).catch(() => undefined);
     else {
@@ -153,6 +203,7 @@ export class TurnController {
 
   /** A deferred steer already in flight at the agent: it is the next turn (nothing is written again). */
   adoptFront(input: TurnInput): void {
+    this.adopted.add(input.id);
     this.queue.unshift(input);
     if (!this.running) this.next();
   }
@@ -201,8 +252,11 @@ export class TurnController {
   }
 
   private next(): void {
+    if (this.held && !(this.queue.length > 0 && this.adopted.has(this.queue[0].id))) return;
     const next = this.queue.shift();
-    if (next) this.run(next);
+    if (!next) return;
+    this.adopted.delete(next.id);
+    this.run(next);
   }
 
   private run(input: TurnInput): void {

@@ -3,7 +3,10 @@
  * channels, durable log and audit sink for this daemon (`provideInstructionQueue`), and the
  * pending-list API edits, reorders and withdraws queued instructions through it. A withdrawal
  * settles the row `dropped { reason: "withdrawn" }`, its audit row and its
- * `x.{vendor}.instruction.dropped` event in one transaction.
+ * `x.{vendor}.instruction.dropped` event in one transaction; an edit commits with its
+ * `x.{vendor}.instruction.edited` (the new text, gated like the command's own text) and a reorder
+ * with its `x.{vendor}.instruction.reordered` (the new order, cause = the first message whose place
+ * changed).
  */
 import type { Surface } from '../../../../common/audit';
 import { err, ok, type Result } from '../../../../common/result';
@@ -11,6 +14,8 @@ import type { VendorId } from '../../../../common/vendors';
 import type { Database } from 'better-sqlite3';
 import { SteeringQueueOps, type QueueOpError } from '../../store/steering-queue-ops';
 import { SteeringRepo, type QueuedInstruction } from '../../store/steering-repo';
+import { gateFor } from '../vendors/capture-gate';
+import type { MappingContext } from '../vendors/types';
 import type { AuditSink, DurableLog, VendorChannel } from './steering-types';
 
 /** What the hooks feature lends the pending list. */
@@ -20,6 +25,8 @@ export interface InstructionQueueDeps {
   readonly durable: DurableLog;
   readonly audit: AuditSink;
   readonly clock: () => number;
+  /** The capture policy and redaction in force now (gates an edit's text on the stream). */
+  readonly context: () => MappingContext;
 }
 
 /** Edit, reorder and withdraw of queued hook-path instructions. */
@@ -42,7 +49,26 @@ export class InstructionQueue {
     text: string,
     by: { actor: string; surface: Surface },
   ): Result<QueuedInstruction, QueueOpError> {
-    const edited = this.ops.edit(session, commandId, text);
+    const { value: edited } = this.deps.durable.commit((keep) => {
+      const done = this.ops.edit(session, commandId, text);
+      if (!done.ok) return done;
+      const type = `x.${done.value.vendor}.instruction.edited`;
+      const gate = gateFor(type, this.deps.context());
+      const shown = gate.text(text);
+      const channel = this.deps.channel(done.value.vendor);
+      keep(
+        channel,
+        channel.stamp(session, [
+          {
+            type,
+            cause: commandId,
+            capture: gate.ceiling,
+            data: { text_digest: gate.digest(text), ...(shown === undefined ? {} : { text: shown }) },
+          },
+        ]),
+      );
+      return done;
+    });
     this.row(
       by,
       'instruct.edited',
@@ -59,7 +85,26 @@ export class InstructionQueue {
     order: readonly string[],
     by: { actor: string; surface: Surface },
   ): Result<QueuedInstruction[], QueueOpError> {
-    const moved = this.ops.reorder(session, order);
+    const { value: moved } = this.deps.durable.commit((keep) => {
+      const before = this.ops.queued(session).map((q) => q.commandId);
+      const done = this.ops.reorder(session, order);
+      const first = order.findIndex((id, i) => before[i] !== id);
+      if (!done.ok || first < 0 || done.value.length === 0) return done;
+      const vendor = done.value[0].vendor;
+      const channel = this.deps.channel(vendor);
+      keep(
+        channel,
+        channel.stamp(session, [
+          {
+            type: `x.${vendor}.instruction.reordered`,
+            cause: order[first],
+            capture: 'metadata',
+            data: { order: [...order] },
+          },
+        ]),
+      );
+      return done;
+    });
     this.row(by, 'instruct.reordered', session, null, moved.ok ? 'ok' : 'rejected', { order });
     return moved;
   }

@@ -207,10 +207,10 @@ export class SteeringEngine {
   }
 
   /**
-   * Drops (`session-idle`) the queues of sessions silent for the idle expiry. This applies to every
-   * vendor: some have no session-end moment at all (Codex, VS Code), and vendors that have one do
-   * not fire it in every mode (Qwen Code's `-p` runs never send SessionEnd), so waiting for an end
-   * could strand an instruction forever.
+   * Drops (`session-idle`) the queues of sessions silent for the idle expiry, for vendors with a
+   * session-end moment that some modes skip (Qwen Code's `-p` runs never send SessionEnd). A
+   * vendor with no session-end moment at all (Codex, VS Code: design record's adoption map) keeps
+   * its queue for the daemon's lifetime: a live session takes it at its next eligible hook.
    */
   sweepIdle(): number {
     const now = this.deps.clock();
@@ -218,6 +218,7 @@ export class SteeringEngine {
     const stale: QueuedInstruction[] = [];
     const seen = new Map<string, boolean>();
     for (const item of this.deps.repo.allQueued()) {
+      if (this.deps.profile(item.vendor).sessionEndMoment === null) continue;
       const key = `${item.vendor}\u0000${item.session}`;
       let expired = seen.get(key);
       if (expired === undefined) {

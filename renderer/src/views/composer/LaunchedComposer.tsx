@@ -1,7 +1,8 @@
 /**
  * The composer of a launched session: per message only what the session can honestly do now
  * (Send, or while it generates: Send now when mid-turn steering was negotiated, Queue, Stop and
- * send), the sentence saying what will happen, and Stop / End session.
+ * send), the sentence saying what will happen, and Stop / End session, each confirmed first
+ * (Stop holds the session's queue until the operator resumes it or sends).
  */
 import { useEffect, useId, useState } from 'react';
 import type { Delivery } from '../../../../common/agent-inputs';
@@ -10,6 +11,7 @@ import { settle } from '../../model/command-settlement';
 import type { SentCommand } from '../../model/command-sender';
 import { streamState } from '../../model/session-rows';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { blockedReason, sendOptions } from './composer-options';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -47,6 +49,7 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
     setChoice(null);
   };
   const [stop, setStop] = useState<SentCommand | null>(null);
+  const [confirming, setConfirming] = useState<'stop' | 'end' | null>(null);
   // AEP-0004 §5: scope "run" cancels the running turn (the session stays).
   const cancel = () => setStop(store.sendCommand({ type: 'control.cancel', session: info.session, data: { scope: 'run' } }));
   const stopState = stop ? settle(store.caused(stop.id), { sent: stop.sent, timedOut: stop.timedOut, refusal: stop.refusal }) : null;
@@ -114,12 +117,12 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
       <div className="composer-foot">
         <span />
         {generating ? (
-          <button type="button" className="btn btn-danger-soft" onClick={cancel} data-testid="cancel-turn">
+          <button type="button" className="btn btn-danger-soft" onClick={() => setConfirming('stop')} data-testid="cancel-turn">
             Stop turn
           </button>
         ) : null}
         {state !== 'ended' && state !== 'resumable' ? (
-          <button type="button" className="btn btn-ghost" onClick={() => void end()} data-testid="end-session">
+          <button type="button" className="btn btn-ghost" onClick={() => setConfirming('end')} data-testid="end-session">
             End session
           </button>
         ) : null}
@@ -138,6 +141,37 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
           {error}
         </p>
       ) : null}
+      <ConfirmDialog
+        open={confirming === 'stop'}
+        title="Stop the running turn?"
+        confirmLabel="Stop turn"
+        tone="danger"
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => {
+          setConfirming(null);
+          cancel();
+        }}
+      >
+        <p data-testid="confirm-stop-text">
+          The agent stops where it is; its work so far stays. Messages waiting in the queue are held (paused) and not sent until you resume them or send a new message. To stop and send
+          something next in one step, use <em>Stop and send</em>.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'end'}
+        title="End this session?"
+        confirmLabel="End session"
+        tone="danger"
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => {
+          setConfirming(null);
+          void end();
+        }}
+      >
+        <p data-testid="confirm-end-text">
+          The agent is closed: a running turn is cancelled, queued messages are dropped, and nothing can be sent to this session any more.
+        </p>
+      </ConfirmDialog>
     </form>
   );
 }

@@ -2,12 +2,13 @@
  * What a session still holds before sending, next first: a launched session's queued messages
  * or a hook session's queued instructions. Each can be edited, moved or withdrawn until it is
  * sent; the list is the daemon's (`GET /api/pending`), refreshed on every change of the session's
- * stream, and an action shows the daemon's answer, never a guess.
+ * stream, and an action shows the daemon's answer, never a guess. Each shows how long it has
+ * waited; a queue held by Stop says so, with Resume.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { PendingItem, PendingList as Pending } from '../../../../common/agent-inputs';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
-import { clockTime } from '../../ui/format';
+import { RelativeTime } from '../../ui/RelativeTime';
 
 function Item({ item, first, last, onMove, onSaved, onError }: { item: PendingItem; first: boolean; last: boolean; onMove: (d: -1 | 1) => void; onSaved: () => void; onError: (e: string | null) => void }) {
   const { api } = useConsole();
@@ -29,7 +30,9 @@ function Item({ item, first, last, onMove, onSaved, onError }: { item: PendingIt
       <div className="pending-head small muted">
         <span>#{item.position + 1}</span>
         <span>{item.delivery === 'instruct' ? 'next eligible hook' : 'next turn'}</span>
-        <span>{clockTime(item.queuedAt)}</span>
+        <span data-testid="pending-age">
+          queued <RelativeTime iso={item.queuedAt} />
+        </span>
         {item.edits > 0 ? <span>edited</span> : null}
       </div>
       {editing ? (
@@ -93,10 +96,29 @@ export function PendingList({ session }: { session: string }) {
     if (r.ok) setList(r.value);
     else void load();
   };
+  const resume = async () => {
+    const r = await api('POST /api/pending/resume', { session });
+    setError(r.ok ? null : r.error.message);
+    if (r.ok) setList(r.value);
+    else void load();
+  };
   if (items.length === 0 && !error) return null;
+  const paused = list?.paused ?? null;
   return (
-    <section className="stack pending" aria-label="Waiting to be sent" data-testid="pending-list">
-      <h2 className="section-title">Waiting to be sent ({items.length})</h2>
+    <section className="stack pending" aria-label="Waiting to be sent" data-testid="pending-list" data-paused={paused ? 'true' : 'false'}>
+      <h2 className="section-title">
+        Waiting to be sent ({items.length}){paused ? ' · paused' : ''}
+      </h2>
+      {paused ? (
+        <div className="pending-paused" role="status" data-testid="pending-paused">
+          <span className="small">
+            Paused by Stop <RelativeTime iso={paused.since} />: nothing here is sent until you resume, or send a new message (it goes first).
+          </span>
+          <button type="button" className="btn btn-small btn-primary" onClick={() => void resume()} data-testid="pending-resume">
+            Resume
+          </button>
+        </div>
+      ) : null}
       <ol className="pending-items">
         {items.map((item, i) => (
           <Item key={item.commandId} item={item} first={i === 0} last={i === items.length - 1} onMove={(d) => void move(i, d)} onSaved={() => void load()} onError={setError} />

@@ -134,7 +134,7 @@ export function SettingsView() {
 
       <section className="card settings-group" aria-labelledby="s-steering">
         <h2 id="s-steering" className="section-title">Steering and permissions</h2>
-        <Row label="Idle expiry" htmlFor="idle" help="For agents without a session-end hook (Codex CLI, VS Code agent): queued instructions are dropped, with a reason, after this much inactivity.">
+        <Row label="Idle expiry" htmlFor="idle" help="For agents whose session-end hook some runs skip (Qwen Code -p, Claude Code, Hermes): queued instructions are dropped, with a reason, after this much inactivity. Codex CLI and the VS Code agent have no session end: their queue is kept while the companion runs and delivered at the session's next eligible hook.">
           <NumberSetting id="idle" value={settings['steering.idleExpiryMs']} scale={60_000} unit="minutes" min={1} onSave={(v) => void save({ 'steering.idleExpiryMs': v }, 'Idle expiry')} />
         </Row>
         <Row label="Permission hold" htmlFor="hold" help="How long a permission hook waits for your answer before the agent falls back to its own prompt.">

@@ -68,4 +68,68 @@ describe('TurnController', () => {
     expect(queueWhileGenerating.decide(input('x'), { generating: false, queued: 1 })).toBe('queue');
     expect(queueWhileGenerating.decide(input('x'), { generating: false, queued: 0 })).toBe('dispatch');
   });
+
+  it('a pause holds the queue when the stopped turn settles; resume sends the next in order', async () => {
+    const { log, settle, controller } = rig();
+    const heard: string[] = [];
+    controller.setObserver({ submitted: () => undefined, dispatched: () => undefined, dropped: () => undefined, paused: (cause) => heard.push(`paused ${cause}`), resumed: (by) => heard.push(`resumed ${by}`) });
+    controller.submit(input('a'));
+    controller.submit(input('b'));
+    controller.submit(input('c'));
+    expect(controller.pause('stop-1')).toBe(true);
+    expect(controller.pause('stop-2')).toBe(false);
+    settle.get('a')!();
+    await flush();
+    expect(controller.generating).toBe(false);
+    expect(controller.paused).toBe(true);
+    expect(log).toEqual(['start a', 'queued b @1', 'queued c @2']);
+    expect(controller.resume()).toBe(true);
+    expect(controller.resume()).toBe(false);
+    expect(log.slice(3)).toEqual(['start b']);
+    expect(heard).toEqual(['paused stop-1', 'resumed resume']);
+  });
+
+  it('a send while held goes first (at once when idle) and lifts the hold; the held ones follow in order', async () => {
+    const { log, settle, controller } = rig();
+    const heard: string[] = [];
+    controller.setObserver({ submitted: (i, d, front) => heard.push(`${i.id} ${d}${front ? ' front' : ''}`), dispatched: () => undefined, dropped: () => undefined, resumed: (by, i) => heard.push(`resumed ${by} ${i?.id}`) });
+    controller.submit(input('a'));
+    controller.submit(input('b'));
+    controller.pause('stop');
+    settle.get('a')!();
+    await flush();
+    expect(controller.submit(input('x'))).toBe('dispatch');
+    expect(controller.paused).toBe(false);
+    settle.get('x')!();
+    await flush();
+    expect(log).toEqual(['start a', 'queued b @1', 'start x', 'start b']);
+    expect(heard).toEqual(['a dispatch', 'b queue', 'resumed send x', 'x dispatch front']);
+  });
+
+  it('a send while the stopped turn has not settled yet is the next turn; synthetic input never lifts a hold', async () => {
+    const { log, settle, controller } = rig();
+    controller.submit(input('a'));
+    controller.submit(input('b'));
+    controller.pause('stop');
+    expect(controller.submit({ ...input('s'), synthetic: true })).toBe('queue');
+    expect(controller.paused).toBe(true);
+    expect(controller.submit(input('x'))).toBe('queue');
+    settle.get('a')!();
+    await flush();
+    expect(log).toEqual(['start a', 'queued b @1', 'queued s @2', 'queued x @1', 'start x']);
+  });
+
+  it('a held queue still runs a deferred steer the agent already took (adoptFront)', async () => {
+    const { log, settle, controller } = rig();
+    controller.submit(input('a'));
+    controller.submit(input('b'));
+    controller.pause('stop');
+    controller.adoptFront(input('d'));
+    settle.get('a')!();
+    await flush();
+    expect(log).toEqual(['start a', 'queued b @1', 'start d']);
+    settle.get('d')!();
+    await flush();
+    expect(log).toEqual(['start a', 'queued b @1', 'start d']);
+  });
 });

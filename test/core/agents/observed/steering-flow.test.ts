@@ -226,19 +226,24 @@ describe('drops', () => {
     expect(reply.json).toEqual({});
   });
 
-  it('drops a Codex instruction after the idle expiry (Codex has no session-end moment)', async () => {
+  it('keeps a Codex instruction past the idle expiry (no session-end moment) and delivers it at its next UserPromptSubmit', async () => {
     const clock = new TestClock();
     const { d, c } = await setup({ clock });
     const codex = (event: string, extra: Record<string, unknown> = {}) =>
       postHook(d.url, d.daemon.tokens.hook, 'codex', { hook_event_name: event, session_id: 'c1', cwd: '/p', ...extra }, { instruct: true });
     await codex('SessionStart', { source: 'startup', model: 'm' });
-    const cmd = await instructAndAck(c, 'c1', 'stale soon', 'codex');
-    clock.advance(30 * 60_000);
+    const cmd = await instructAndAck(c, 'c1', 'still here', 'codex');
+    clock.advance(3 * 30 * 60_000);
     d.parts.sweep();
-    const dropped = await c.event((e) => e.type === 'x.codex.instruction.dropped');
-    expect(dropped).toMatchObject({ cause: cmd.id, data: { reason: 'session-idle' } });
     const sessions = (await api(d, 'GET', '/api/sessions')).json as { session: string; state: string }[];
     expect(sessions.find((s) => s.session === 'c1')?.state).toBe('idle');
+    const fates = (await api(d, 'GET', '/api/instructions?session=c1')).json as { commandId: string; state: string }[];
+    expect(fates.map((i) => [i.commandId, i.state])).toEqual([[cmd.id, 'queued']]);
+    const reply = await codex('UserPromptSubmit', { prompt: 'back again' });
+    expect(JSON.stringify(reply.json)).toContain('still here');
+    const delivered = await c.event((e) => e.type === 'x.codex.instruction.delivered');
+    expect(delivered).toMatchObject({ cause: cmd.id, data: { queued_ms: 3 * 30 * 60_000 } });
+    expect(c.events().some((e) => e.type === 'x.codex.instruction.dropped')).toBe(false);
   });
 });
 

@@ -198,15 +198,20 @@ describe('drops', () => {
     expect(rows.map((r) => r.surface)).toEqual(['tray', 'tray']);
   });
 
-  it('drops after the idle expiry for a vendor with no session-end moment, and not before', async () => {
-    f.see('codex', 't1');
-    await f.engine.handleInstruct('codex', instruct('codex', 't1', 'wait for me'));
+  it.each(['codex', 'vscode'] as const)('%s (no session-end moment) keeps its queue past the idle expiry and delivers at the next eligible hook', async (vendor) => {
+    f.see(vendor, 't1');
+    const cmd = instruct(vendor, 't1', 'wait for me');
+    await f.engine.handleInstruct(vendor, cmd);
     const expiry = f.settings.get('steering.idleExpiryMs');
-    f.clock.now += expiry - 1;
+    f.clock.now += expiry * 10;
     expect(f.engine.sweepIdle()).toBe(0);
-    f.clock.now += 1;
-    expect(f.engine.sweepIdle()).toBe(1);
-    expect(f.channel('codex').ofType('x.codex.instruction.dropped')[0].data).toMatchObject({ reason: 'session-idle' });
+    expect(f.repo.countQueued(vendor, 't1')).toBe(1);
+    expect(f.channel(vendor).ofType(`x.${vendor}.instruction.dropped`)).toEqual([]);
+    const handover = f.engine.deliver(vendor, 't1', 'PreToolUse');
+    expect(handover?.text).toContain('wait for me');
+    await handover?.settle(true);
+    const delivered = f.channel(vendor).ofType(`x.${vendor}.instruction.delivered`);
+    expect(delivered.map((e) => [e.cause, (e.data as { queued_ms: number }).queued_ms])).toEqual([[cmd.id, expiry * 10]]);
   });
 
   it('drops after the idle expiry for a vendor with a session-end moment too, since some modes never send it', async () => {

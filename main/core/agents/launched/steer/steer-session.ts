@@ -7,8 +7,12 @@
  * (`x.{agent}.input.admitted`).
  */
 import {
+  inputEditedType,
   inputReceivedType,
+  inputReorderedType,
   inputSettledType,
+  queuePausedType,
+  queueResumedType,
   isDelivery,
   type Delivery,
   type InputOutcome,
@@ -16,6 +20,8 @@ import {
 } from '../../../../../common/agent-inputs';
 import type { AgentId } from '../../../../../common/agents';
 import type { Surface } from '../../../../../common/audit';
+import type { QueuePausesRepo } from '../../../store/queue-pauses-repo';
+import type { Gate } from '../../vendors/capture-gate';
 import type { AgentInputsRepo } from './inputs-repo';
 import type { AuditSink, EventDraft } from '../../steering/steering-types';
 import type { LaunchedSession } from '../launched-session';
@@ -48,6 +54,10 @@ export interface SteerSessionDeps {
   readonly emit: (drafts: readonly EventDraft[]) => void;
   /** The command source recorded with each row. */
   readonly source: string;
+  /** Queues held by the operator's Stop (durable). */
+  readonly pauses: QueuePausesRepo;
+  /** The capture gate of an event type under the policy in force now. */
+  readonly gate: (type: string) => Gate;
 }
 
 const SURFACES = new Set<string>([
@@ -73,10 +83,15 @@ export class SteerSession {
     });
     controller.setSteerer((input) => this.steer(input));
     controller.setCanceller((input) => void deps.session.cancel(input.id).catch(() => undefined));
+    // A hold recorded for this session (a session resumed after a restart) still holds.
+    const held = deps.pauses.get(deps.session.session);
+    if (held) controller.pause(held.cause);
     controller.setObserver({
-      submitted: (input, decision) => this.submitted(input, decision),
+      submitted: (input, decision, front) => this.submitted(input, decision, front),
       dispatched: (input) => this.dispatched(input),
       dropped: (input, reason) => this.dropped(input, reason),
+      paused: (cause) => this.paused(cause),
+      resumed: (by, input) => this.resumed(by, input),
     });
     deps.driver.hooks = { adopt: (commandId) => this.adopt(commandId) };
   }
@@ -124,7 +139,7 @@ export class SteerSession {
         : 'queue';
   }
 
-  private submitted(input: TurnInput, decision: TurnDecision): void {
+  private submitted(input: TurnInput, decision: TurnDecision, front: boolean): void {
     const admission = this.admissions.get(input.id);
     const delivery: Delivery = isDelivery(input.delivery) ? input.delivery : 'queue';
     const planned: InputOutcome =
@@ -142,12 +157,12 @@ export class SteerSession {
         actor: input.actor ?? 'operator',
         surface,
         planned,
-        at: delivery === 'stop' && decision === 'queue' ? 'front' : 'back',
+        at: front ? 'front' : 'back',
       },
       this.deps.clock(),
     );
     const action =
-      delivery === 'stop' && decision === 'queue'
+      delivery === 'stop' && decision === 'queue' && front
         ? 'stop'
         : decision === 'dispatch'
           ? 'prompt'
@@ -173,6 +188,59 @@ export class SteerSession {
       reason,
       mechanism: this.deps.driver.capability.mechanism,
     });
+  }
+
+  /** A queued message's text was replaced: its new text, gated like the command's own text. */
+  edited(commandId: string, text: string, edits: number): void {
+    const type = inputEditedType(this.deps.agent);
+    const gate = this.deps.gate(type);
+    const shown = gate.text(text);
+    this.deps.emit([
+      {
+        type,
+        capture: gate.ceiling,
+        cause: commandId,
+        data: { edits, text_digest: gate.digest(text), ...(shown === undefined ? {} : { text: shown }) },
+      },
+    ]);
+  }
+
+  /** The operator reordered the queue: the new order (next first), cause = the message moved. */
+  reordered(order: readonly string[], moved: string): void {
+    this.deps.emit([
+      { type: inputReorderedType(this.deps.agent), capture: 'metadata', cause: moved, data: { order } },
+    ]);
+  }
+
+  private paused(cause: string | null): void {
+    const { session, controller } = this.deps.session;
+    this.deps.pauses.pause(session, cause, this.deps.clock());
+    const queued = controller.queuedCount;
+    this.deps.emit([
+      {
+        type: queuePausedType(this.deps.agent),
+        capture: 'metadata',
+        ...(cause ? { cause } : {}),
+        data: { reason: 'stop', queued },
+      },
+    ]);
+    this.row('input.queue.paused', cause, 'ok', { queued });
+  }
+
+  private resumed(by: 'resume' | 'send', input: TurnInput | null): void {
+    const { session, controller } = this.deps.session;
+    const held = this.deps.pauses.resume(session);
+    const cause = input?.id ?? held?.cause ?? null;
+    const queued = controller.queuedCount;
+    this.deps.emit([
+      {
+        type: queueResumedType(this.deps.agent),
+        capture: 'metadata',
+        ...(cause ? { cause } : {}),
+        data: { by, queued },
+      },
+    ]);
+    this.row('input.queue.resumed', cause, 'ok', { by, queued });
   }
 
   private dispatched(input: TurnInput): void {
@@ -312,7 +380,7 @@ export class SteerSession {
 
   private row(
     action: string,
-    commandId: string,
+    commandId: string | null,
     outcome: string,
     detail: Record<string, unknown>,
   ): void {

@@ -15,7 +15,10 @@ import { inputSettledType } from '../../../../../common/agent-inputs';
 import type { AgentId, AgentProtocol } from '../../../../../common/agents';
 import type { Surface } from '../../../../../common/audit';
 import { err, ok, type Result } from '../../../../../common/result';
+import { QueuePausesRepo } from '../../../store/queue-pauses-repo';
 import type { SettingsRepo } from '../../../store/settings-repo';
+import { gateFor } from '../../vendors/capture-gate';
+import type { MappingContext } from '../../vendors/types';
 import type { InstructionQueue } from '../../steering/instruction-queue';
 import type { AuditSink } from '../../steering/steering-types';
 import type { AgentEmitter } from '../agent-emitter';
@@ -36,6 +39,8 @@ export interface SteeringServiceDeps {
   readonly override: boolean | null;
   /** The hook-path instruction queue of this daemon, when the hooks feature runs. */
   readonly instructions: () => InstructionQueue | undefined;
+  /** The capture policy and redaction in force now (gates the text of an edit on the stream). */
+  readonly mapping: () => MappingContext;
 }
 
 export type PendingError = 'not-found' | 'not-queued' | 'invalid-request';
@@ -48,11 +53,13 @@ interface By {
 export class SteeringService {
   readonly repo: AgentInputsRepo;
   readonly toggle: MidTurnToggle;
+  readonly pauses: QueuePausesRepo;
   private readonly sessions = new Map<string, SteerSession>();
   private readonly launched = new Map<string, LaunchedSession>();
 
   constructor(private readonly deps: SteeringServiceDeps) {
     this.repo = new AgentInputsRepo(deps.db);
+    this.pauses = new QueuePausesRepo(deps.db);
     this.toggle = new MidTurnToggle(deps.settings, deps.audit, deps.override);
   }
 
@@ -80,6 +87,8 @@ export class SteeringService {
         midTurnOn: () => this.toggle.enabled,
         emit: (drafts) => void session.send(emitter.stamp(session.session, drafts)),
         source: `urn:aep-companion:launched:${session.agent}`,
+        pauses: this.pauses,
+        gate: (type) => gateFor(type, this.deps.mapping()),
       }),
     );
   }
@@ -153,7 +162,18 @@ export class SteeringService {
         edits: 0,
       }),
     );
-    return { session, items: [...inputs, ...instructions], support: this.support(session) ?? null };
+    const held = this.launched.get(session)?.controller.paused ? this.pauses.get(session) : null;
+    const paused = held ? { since: new Date(held.pausedAtMs).toISOString(), cause: held.cause } : null;
+    return { session, items: [...inputs, ...instructions], support: this.support(session) ?? null, paused };
+  }
+
+  /** Lets a queue held by Stop flow again: the next message is sent once the agent is idle. */
+  resume(session: string, by: By): Result<PendingList, PendingError> {
+    const live = this.launched.get(session);
+    if (!live || live.ended) return err('not-found', `no live launched session ${session}`);
+    if (!live.controller.resume()) return err('not-queued', `the queue of session ${session} is not paused`);
+    this.audit(by, 'input.queue.resume', session, null, 'ok');
+    return ok(this.pending(session));
   }
 
   edit(
@@ -173,6 +193,7 @@ export class SteeringService {
         return err('not-queued', `message ${commandId} is no longer queued`);
       const edited = this.repo.edit(session, commandId, text, this.deps.clock());
       this.audit(by, 'input.edited', session, commandId, edited.ok ? 'ok' : 'rejected');
+      if (edited.ok) this.sessions.get(session)?.edited(commandId, text, edited.value.edits);
       return edited.ok
         ? ok(this.item(session, commandId))
         : err('not-queued', edited.error.message);
@@ -200,6 +221,7 @@ export class SteeringService {
     const mine = ids.filter((id) => inputs.has(id));
     const theirs = ids.filter((id) => !inputs.has(id));
     if (inputs.size > 0) {
+      const before = this.repo.queued(session).map((r) => r.commandId);
       const live = this.launched.get(session);
       if (!live?.controller.reorder(mine))
         return err(
@@ -209,6 +231,8 @@ export class SteeringService {
       const moved = this.repo.reorder(session, mine);
       if (!moved.ok) return err('invalid-request', moved.error.message);
       this.audit(by, 'input.reordered', session, null, 'ok');
+      const first = mine.findIndex((id, i) => before[i] !== id);
+      if (first >= 0) this.sessions.get(session)?.reordered(mine, mine[first]);
     }
     if (theirs.length > 0) {
       const queue = this.deps.instructions();

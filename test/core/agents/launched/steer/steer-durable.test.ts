@@ -123,6 +123,21 @@ describe('the hook-path instruction queue in the pending list', () => {
       ),
     ).toMatchObject({ data: { reason: 'withdrawn' } });
     expect(steering.queued('claude-code', 'hook-s').map((q) => q.commandId)).toEqual(['i2']);
+    // Edit, reorder and withdrawal are each on the stream, in that order, cause-linked.
+    const changes = c
+      .of('hook-s')
+      .filter((e) => /^x\.claude-code\.instruction\.(edited|reordered|dropped)$/.test(String(e.type)));
+    expect(changes.map((e) => [e.type, e.cause])).toEqual([
+      ['x.claude-code.instruction.edited', 'i2'],
+      ['x.claude-code.instruction.reordered', 'i2'],
+      ['x.claude-code.instruction.dropped', 'i1'],
+    ]);
+    expect(changes[0]).toMatchObject({ capture: 'redacted', data: { text: 'better' } });
+    expect(changes[1]).toMatchObject({ capture: 'metadata', data: { order: ['i2', 'i1'] } });
+    const stored = d.daemon.context.db
+      .prepare("SELECT type FROM events WHERE session = 'hook-s' ORDER BY seq")
+      .all() as { type: string }[];
+    expect(stored.map((e) => e.type)).toEqual(changes.map((e) => e.type));
     expect(d.daemon.context.audit.query({ action: 'instruct.withdrawn' }).rows[0]).toMatchObject({
       commandId: 'i1',
       outcome: 'dropped',

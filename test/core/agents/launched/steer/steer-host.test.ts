@@ -272,6 +272,46 @@ describe('mid-turn steering against the mock agent', () => {
       .map((m) => m.prompt);
     expect(prompts).toEqual(['run the probe', 'second, edited', 'first queued']);
     expect(d!.daemon.context.audit.query({ action: 'input.withdrawn' }).rows).toHaveLength(1);
+    // Every queue change is on the stream, in the order it happened, cause-linked to its message.
+    const changes = c!
+      .of(session)
+      .filter((e) => ['x.qwen-code.input.edited', 'x.qwen-code.input.reordered', 'x.qwen-code.input.dropped'].includes(String(e.type)));
+    expect(changes.map((e) => [e.type, e.cause])).toEqual([
+      ['x.qwen-code.input.edited', b],
+      ['x.qwen-code.input.reordered', b],
+      ['x.qwen-code.input.dropped', x],
+    ]);
+    expect(changes[0]).toMatchObject({ capture: 'redacted', data: { text: 'second, edited', edits: 1 } });
+    expect(typeof (changes[0].data as Json).text_digest).toBe('string');
+    expect(changes[1]).toMatchObject({ data: { order: [b, a, x] } });
+    expect(changes[2]).toMatchObject({ data: { reason: 'withdrawn' } });
+  });
+
+  it('an edit on the stream follows the capture ceiling: at metadata its text is absent, its digest stays', async () => {
+    const { session } = await setUp('qwen-code', ['--steer=preempt', '--turn-delay=1500']);
+    d!.daemon.context.settings.set({ 'capture.ceiling': 'metadata' });
+    const a = send('qwen-code', session, 'queued secret', 'queue');
+    await c!.waitEvent((e) => e.cause === a && e.type === 'x.qwen-code.input.queued', 'queued');
+    expect((await d!.api('POST', '/api/pending/edit', { session, commandId: a, text: 'edited secret' })).status).toBe(200);
+    const edited = await c!.waitEvent((e) => e.cause === a && e.type === 'x.qwen-code.input.edited', 'edited');
+    expect(edited).toMatchObject({ capture: 'metadata', data: { edits: 1 } });
+    expect(JSON.stringify(edited)).not.toContain('edited secret');
+  });
+
+  it('Stop (control.cancel) holds the queue; the next send of the operator goes first and lifts the hold', async () => {
+    const { session, log } = await setUp('qwen-code', ['--steer=preempt', '--turn-delay=3000']);
+    const queued = send('qwen-code', session, 'was queued', 'queue');
+    await c!.waitEvent((e) => e.cause === queued && e.type === 'x.qwen-code.input.queued', 'queued');
+    const stop = c!.command('control.cancel', session, { scope: 'run' });
+    expect(await c!.waitEvent((e) => e.session === session && e.type === 'run.cancelled', 'cancelled')).toMatchObject({ cause: stop });
+    expect(c!.of(session).find((e) => e.type === 'x.qwen-code.input.queue_paused')).toMatchObject({ cause: stop, data: { reason: 'stop', queued: 1 } });
+    const pending = await d!.api<Json>('GET', `/api/pending?session=${encodeURIComponent(session)}`);
+    expect(pending.json).toMatchObject({ paused: { cause: stop }, items: [{ commandId: queued }] });
+    const now = send('qwen-code', session, 'after the stop', 'queue');
+    await ran(queued);
+    expect(model(log).filter((m) => m.request === 'prompt').map((m) => m.prompt)).toEqual(['run the probe', 'after the stop', 'was queued']);
+    expect(c!.of(session).find((e) => e.type === 'x.qwen-code.input.queue_resumed')).toMatchObject({ cause: now, data: { by: 'send' } });
+    expect(d!.daemon.context.audit.query({ action: 'input.queue.paused' }).rows).toHaveLength(1);
   });
 
   it('stop and send: cancels the running turn, then the message goes first', async () => {
