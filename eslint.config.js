@@ -11,27 +11,43 @@ const nodePatterns = {
 };
 
 /**
- * The layering of main/core (docs/ARCHITECTURE.md, Layout): for each folder, the core paths it may
- * not import. `agents/` is one module with a shared layer (`vendors`: the vendor tables, `steering`:
- * the steering engine, permission loop, kill switch, acks and durable log) and two transports that
- * never import each other (`observed`: hook-fed; `launched`: ACP and the Codex app-server); only
- * the module's own root files (its features) compose them and the /api handlers.
+ * The layering of main/core (docs/ARCHITECTURE.md, Layout): for each folder (or file pattern), the
+ * core paths it may not import. Below everything: `aep`, then `store` (all SQL), then the `relay`
+ * and `server`. The steering core (`steering`) and the session registry (`sessions`) sit above
+ * them; `hooks` (the hook path) and `launched` (ACP and the Codex app-server) are the two
+ * transports and never import each other. `vendors/` holds everything about one vendor: its pure
+ * hook mapping (`vendors/*.ts`, `vendors/<v>/hooks.ts`: `aep` only), its installer
+ * (`vendors/<v>/install.ts`: the installer's machinery), and its hub, server or app-server client,
+ * each allowed what that part needs. /api handlers live beside the feature that registers them.
  * A rule per folder and depth repeats the Electron ban, because a later `no-restricted-imports`
  * replaces an earlier one for the same files.
  */
-const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features', 'gc-tuning'];
+const top = ['aep', 'store', 'relay', 'server', 'sessions', 'steering', 'vendors', 'hooks', 'launched', 'api', 'installer', 'daemon', 'daemon-context', 'features'];
 const above = (...allowed) => top.filter((f) => !allowed.includes(f));
-const coreLayers = {
-  aep: above('aep'),
-  store: above('aep', 'store'),
-  relay: above('aep', 'store', 'relay', 'server'),
-  server: above('aep', 'store', 'relay', 'server'),
-  installer: ['relay', 'server', 'api', 'agents/observed', 'agents/steering', 'agents/launched', 'daemon', 'daemon-context', 'features'],
-  'agents/vendors': [...above('aep', 'agents'), 'agents/steering', 'agents/observed', 'agents/launched'],
-  'agents/steering': [...above('aep', 'store', 'relay', 'agents'), 'agents/observed', 'agents/launched'],
-  'agents/observed': [...above('aep', 'store', 'relay', 'server', 'agents'), 'agents/launched'],
-  'agents/launched': [...above('aep', 'store', 'relay', 'agents', 'installer'), 'agents/observed'],
-};
+const features = ['daemon', 'features'];
+/** [folder (core-relative, `*` for one segment), file pattern inside it, banned core paths]; later entries win. */
+const coreLayers = [
+  ['aep', '**/*.ts', above('aep')],
+  ['store', '**/*.ts', above('aep', 'store')],
+  ['relay', '**/*.ts', above('aep', 'store', 'relay', 'server')],
+  ['server', '**/*.ts', above('aep', 'store', 'relay', 'server')],
+  ['api', '**/*.ts', ['sessions', 'steering', 'hooks', 'launched', ...features]],
+  ['sessions', '**/*.ts', ['hooks', 'launched', 'installer', ...features]],
+  ['steering', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', ...features]],
+  ['hooks', '**/*.ts', ['launched', 'installer', ...features]],
+  ['launched', '**/*.ts', ['hooks', ...features]],
+  ['installer', '**/*.ts', ['relay', 'server', 'sessions', 'steering', 'hooks', 'launched', ...features]],
+  // vendors/: every part of a vendor is allowed what that part needs, never a transport's feature.
+  ['vendors', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', ...features]],
+  // The Cline hub feeds the hook path's sessions (it emits through the hook path's vendor emitter).
+  ['vendors/cline/hub', '**/*.ts', ['server', 'sessions', 'launched', 'installer', ...features]],
+  ['vendors', '*.ts', above('aep', 'vendors')],
+  ['vendors/*', 'hooks.ts', above('aep', 'vendors')],
+  ['vendors', 'installers.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'api', ...features]],
+  ['vendors/*', 'install.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'api', ...features]],
+  ['vendors', 'vendors-api.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'installer', ...features]],
+  ['vendors/codex', 'app-server-*.ts', ['server', 'sessions', 'steering', 'hooks', 'installer', 'api', ...features]],
+];
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The specifiers (as regex alternatives) by which a file in `dir` (core-relative) reaches core path `banned`. */
 function reaches(dir, banned) {
@@ -46,30 +62,33 @@ function reaches(dir, banned) {
   }
   return out;
 }
-const MAX_DEPTH = 4;
-const layerRules = Object.entries(coreLayers).flatMap(([folder, banned]) =>
-  Array.from({ length: MAX_DEPTH }, (_, depth) => {
-    const dir = [folder, ...Array.from({ length: depth }, (_, i) => `d${i}`)].join('/');
-    const alternatives = banned.flatMap((b) => reaches(dir, b));
-    return {
-      files: [`main/core/${folder}/${'*/'.repeat(depth)}*.ts`],
-      rules: {
-        'no-restricted-imports': [
-          'error',
+const ruleFor = (folder, dir, files, banned) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [noElectron],
+        patterns: [
+          { group: ['electron/*'], message: noElectron.message },
           {
-            paths: [noElectron],
-            patterns: [
-              { group: ['electron/*'], message: noElectron.message },
-              {
-                regex: `^(${alternatives.join('|')})(/|\\.ts$|$)`,
-                message: `main/core/${folder} may not import ${banned.join(', ')} (layering: docs/ARCHITECTURE.md, Layout).`,
-              },
-            ],
+            regex: `^(${banned.flatMap((b) => reaches(dir, b)).join('|')})(/|\\.ts$|$)`,
+            message: `main/core/${folder} may not import ${banned.join(', ')} (layering: docs/ARCHITECTURE.md, Layout).`,
           },
         ],
       },
-    };
-  }),
+    ],
+  },
+});
+const MAX_DEPTH = 4;
+const layerRules = coreLayers.flatMap(([folder, pattern, banned]) =>
+  pattern === '**/*.ts'
+    ? // One rule per depth: a relative specifier means another folder at each depth.
+      Array.from({ length: MAX_DEPTH }, (_, depth) => {
+        const dir = [folder, ...Array.from({ length: depth }, (_, i) => `d${i}`)].join('/');
+        return ruleFor(folder, dir, [`main/core/${folder}/${'*/'.repeat(depth)}*.ts`], banned);
+      })
+    : [ruleFor(`${folder}/${pattern}`, folder, [`main/core/${folder}/${pattern}`], banned)],
 );
 
 export default tseslint.config(

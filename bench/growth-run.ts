@@ -29,7 +29,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
 import { startDaemon } from '../main/core/daemon';
-import { createHooksFeature, type HooksParts } from '../main/core/agents/observed-feature';
+import { createHooksFeature, type HooksParts } from '../main/core/hooks/hooks-feature';
 import { configureLogging, stderrSink } from '../main/core/logger';
 import { percentile, report } from './bench-lib';
 

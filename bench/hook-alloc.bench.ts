@@ -24,7 +24,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { GCProfiler, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createHooksFeature } from '../main/core/agents/observed-feature';
+import { createHooksFeature } from '../main/core/hooks/hooks-feature';
 import { startDaemon } from '../main/core/daemon';
 import { configureLogging } from '../main/core/logger';
 import { report } from './bench-lib';

@@ -52,7 +52,7 @@ export type InputDropReason =
   | 'steering-disabled'
   | 'daemon-restart';
 
-/** The steer primitive an agent negotiated (see main/core/agents/launched/steer/capability.ts). */
+/** The steer primitive an agent negotiated (see main/core/launched/steer/capability.ts). */
 export type SteerMechanism = 'concurrent-prompt' | 'session-steering' | 'turn-steer' | 'none';
 
 /** The session's badge: what a message sent while it generates will do. */

@@ -1,5 +1,5 @@
 /**
- * Launched agents (the ACP / Codex app-server host in main/core/agents): the catalogue, launch
+ * Launched agents (the ACP / Codex app-server host in main/core/launched): the catalogue, launch
  * requests and the launched-session record as /api and the console see them, and the user-plane
  * verbs a launched session declares.
  */

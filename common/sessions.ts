@@ -23,7 +23,7 @@ export interface SessionSummary {
   /** Open attention requests (permission prompts, forms) awaiting an answer. */
   readonly pendingAttention: number;
   readonly eventCount: number;
-  /** `launched`: the companion started it (main/core/agents, steerable from the console); `observed`: seen through hooks or an emitter. */
+  /** `launched`: the companion started it (main/core/launched, steerable from the console); `observed`: seen through hooks or an emitter. */
   readonly origin?: SessionOrigin;
 }
 

@@ -1,4 +1,4 @@
-/** The agent vendors the companion adapts. Per-vendor behaviour lives in main/core/agents/vendors/. */
+/** The agent vendors the companion adapts. Per-vendor behaviour lives in main/core/vendors/. */
 
 export const VENDORS = ['claude-code', 'codex', 'qwen-code', 'vscode', 'hermes', 'cline'] as const;
 export type VendorId = (typeof VENDORS)[number];

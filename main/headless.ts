@@ -13,7 +13,7 @@ import { configureLogging, type LogLevel } from './core/logger';
 import { StoreError } from './core/store/store-error';
 import type { InstallerHost } from './core/installer/installer-env';
 import { installerHostFromProcess } from './installer-host';
-import { midTurnOverrideFromEnv } from './core/agents/launched/steer/toggle';
+import { midTurnOverrideFromEnv } from './core/launched/steer/toggle';
 
 /** Options of the headless host. */
 export interface HeadlessOptions {

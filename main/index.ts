@@ -21,7 +21,7 @@ import { applyLinuxAutostart, loginItemSettings } from './electron/login-item';
 import { showMainWindow, type MainWindowDeps } from './electron/main-window';
 import { menuModel } from './electron/menu-model';
 import { quitGuard } from './electron/quit-guard';
-import { runningLaunched } from './core/agents/launched-feature';
+import { runningLaunched } from './core/launched/launched-feature';
 import { showNativeNotification } from './electron/native-notify';
 import { closeQuickInstruct, showQuickInstruct } from './electron/quick-instruct-window';
 import { destroyTray, showTray, updateTray } from './electron/tray';

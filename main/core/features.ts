@@ -3,9 +3,9 @@
  * a feature is `(ctx: DaemonContext) => Disposer | Promise<Disposer>`.
  */
 import type { Feature } from './daemon-context';
-import { hooksFeature } from './agents/observed-feature';
-import { installerApiFeature } from './api/installer-api';
-import { agentsFeature } from './agents/launched-feature';
+import { hooksFeature } from './hooks/hooks-feature';
+import { installerApiFeature } from './installer/installer-api';
+import { agentsFeature } from './launched/launched-feature';
 
 /** Every feature of the product. */
 export const FEATURES: readonly Feature[] = [hooksFeature, installerApiFeature(), agentsFeature];

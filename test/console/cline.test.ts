@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { clineHubDiscoveryPath } from '../../common/cline';
-import { recordedEvents, startStubHub, type StubHub } from '../core/cline/stub-hub';
+import { recordedEvents, startStubHub, type StubHub } from '../core/vendors/cline/stub-hub';
 import { launchChromium } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
 import { shootBothThemes } from './support/screens';

@@ -25,7 +25,7 @@ let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 const MOCK = join(REPO, 'test/support/mock-acp-agent.mjs');
-const LOCKSTEP = join(REPO, 'test/core/agents/launched/steer/codex-lockstep-agent.mjs');
+const LOCKSTEP = join(REPO, 'test/core/launched/steer/codex-lockstep-agent.mjs');
 const workdir = mkdtempSync(join(tmpdir(), 'aep-console-midturn-'));
 
 async function api<T>(d: ServeProcess, method: string, path: string, body?: unknown): Promise<T> {

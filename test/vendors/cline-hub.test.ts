@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clineHubDiscoveryPath } from '../../common/cline';
-import { command, Consumer } from '../core/agents/observed/hooks-harness';
+import { command, Consumer } from '../core/hooks/hooks-harness';
 import {
   buildCompanionCli,
   startCompanion,

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { homedir, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
-import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../core/agents/launched/agents-harness';
+import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../core/launched/agents-harness';
 import { makeTempHome, removeTempDir, STUB_MODEL } from '../support/run-vendor';
 import { ensureVendorCli, type CliVendor } from '../support/vendor-clis';
 

@@ -65,7 +65,7 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
   const { openDb } = await import('../../core/store/open-db');
   const { SettingsRepo } = await import('../../core/store/settings-repo');
   const { AuditLog } = await import('../../core/store/audit-log');
-  const { KillSwitch } = await import('../../core/agents/steering/kill-switch');
+  const { KillSwitch } = await import('../../core/steering/kill-switch');
   const { describeHolder, recordedHolder, tryLockDataDir } = await import('../../core/store/daemon-lock');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = tryLockDataDir(dataDir);

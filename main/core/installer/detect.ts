@@ -6,7 +6,7 @@ import { readConfigText } from './config-file';
 import { optInsOf } from './hook-target';
 import type { InstallerEnv } from './installer-env';
 import { findInstall, readManifest } from './manifest';
-import { VENDOR_INSTALLERS } from './vendors';
+import { VENDOR_INSTALLERS } from '../vendors/installers';
 
 /** Detects one vendor at user scope. */
 export async function detectVendor(vendor: VendorId, env: InstallerEnv): Promise<VendorDetection> {

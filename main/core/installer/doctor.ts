@@ -14,7 +14,7 @@ import type { InstallerEnv } from './installer-env';
 import { readManifest, type Manifest, type ManifestInstall } from './manifest';
 import { reinstallCommand } from './reinstall-command';
 import { syntheticPayload } from './synthetic-hook';
-import { VENDOR_INSTALLERS } from './vendors';
+import { VENDOR_INSTALLERS } from '../vendors/installers';
 import type { HookProbe, OurEntry } from './vendor-installer';
 
 /** What doctor checks: one vendor, or every installed one. */

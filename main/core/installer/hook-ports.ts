@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS } from '../../../common/settings';
 import { readConfigText } from './config-file';
 import type { InstallerEnv } from './installer-env';
 import { readManifest } from './manifest';
-import { VENDOR_INSTALLERS } from './vendors';
+import { VENDOR_INSTALLERS } from '../vendors/installers';
 
 function portOf(url: URL): string {
   return url.port || (url.protocol === 'https:' ? '443' : '80');

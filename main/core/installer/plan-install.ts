@@ -12,7 +12,7 @@ import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
 import { shimFiles, type ShimFile } from './shim-script';
 import { unifiedDiff } from './unified-diff';
-import { VENDOR_INSTALLERS } from './vendors';
+import { VENDOR_INSTALLERS } from '../vendors/installers';
 import type { DesiredHooks, InstallTarget, OurEntry, VendorInstaller } from './vendor-installer';
 
 /** Everything an install needs, computed once and shared by plan and apply. */

@@ -5,8 +5,8 @@
  * daemon has nothing to say or cannot be reached.
  */
 import { VENDORS, type VendorId } from '../../../common/vendors';
-import { VENDOR_ADAPTERS } from '../agents/vendors';
-import { VENDOR_INSTALLERS } from './vendors';
+import { VENDOR_ADAPTERS } from '../vendors';
+import { VENDOR_INSTALLERS } from '../vendors/installers';
 
 /** How far inside the vendor's own hook timeout the shim gives up on a held moment. */
 export const HELD_MARGIN_MS = 2_000;

@@ -33,7 +33,7 @@ import {
 } from './manifest';
 import { withInstallerLock } from './installer-lock';
 import { fileChange } from './plan-install';
-import { VENDOR_INSTALLERS } from './vendors';
+import { VENDOR_INSTALLERS } from '../vendors/installers';
 
 /** Which install to remove. */
 export interface UninstallRequest {

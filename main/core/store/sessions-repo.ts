@@ -67,7 +67,7 @@ interface RawRow {
   permissions_opt_in: number;
   pending_attention: number;
   event_count?: number | null;
-  /** Set when the session was launched by the companion (main/core/agents). */
+  /** Set when the session was launched by the companion (main/core/launched). */
   launched_cwd?: string | null;
 }
 

@@ -1,6 +1,6 @@
 /** GET /api/sessions against a real daemon fed by the hook routes. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ccPayload, ManualScheduler, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
+import { ccPayload, ManualScheduler, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
 
 let d: HooksDaemon;
 let clock: TestClock;

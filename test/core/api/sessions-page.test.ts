@@ -12,7 +12,7 @@ import {
   startHooksDaemon,
   TestClock,
   type HooksDaemon,
-} from '../agents/observed/hooks-harness';
+} from '../hooks/hooks-harness';
 
 describe('GET /api/sessions paging', () => {
   let d: HooksDaemon;

@@ -1,7 +1,7 @@
 /** /api/steering (the kill switch), /api/instructions and /api/vendors against a real daemon. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseSteeringPut } from '../../../main/core/api/steering-api';
-import { ccPayload, command, Consumer, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
+import { parseSteeringPut } from '../../../main/core/steering/steering-api';
+import { ccPayload, command, Consumer, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
 
 let d: HooksDaemon;
 beforeEach(async () => {

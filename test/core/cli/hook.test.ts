@@ -10,11 +10,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VENDORS } from '../../../common/vendors';
-import { VENDOR_ADAPTERS } from '../../../main/core/agents/vendors';
-import { VENDOR_INSTALLERS } from '../../../main/core/installer/vendors';
+import { VENDOR_ADAPTERS } from '../../../main/core/vendors';
+import { VENDOR_INSTALLERS } from '../../../main/core/vendors/installers';
 import { HELD_MARGIN_MS } from '../../../main/core/installer/shim-tables';
 import { buildCli } from '../../../scripts/build-cli.mjs';
-import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
+import { ccPayload, command, Consumer, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');

@@ -1,7 +1,7 @@
 /** `aep-companion instruct` against a real daemon over a real WebSocket: exit codes 0, 3, 4, 5. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT, run, sendInstruction } from '../../../main/cli/commands/instruct';
-import { ccPayload, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
+import { ccPayload, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
 
 let d: HooksDaemon;
 beforeEach(async () => {

@@ -7,7 +7,7 @@ import { steering } from '../../../main/cli/commands/steering';
 import { AuditLog } from '../../../main/core/store/audit-log';
 import { openDb } from '../../../main/core/store/open-db';
 import { SettingsRepo } from '../../../main/core/store/settings-repo';
-import { ccPayload, Consumer, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../agents/observed/hooks-harness';
+import { ccPayload, Consumer, postHook, removeDataDir, startHooksDaemon, TestClock, type HooksDaemon } from '../hooks/hooks-harness';
 
 const dirs: string[] = [];
 let d: HooksDaemon | undefined;

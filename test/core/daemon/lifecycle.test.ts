@@ -11,8 +11,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonStartError, startDaemon, type DaemonHandle } from '../../../main/core/daemon';
 import type { DaemonContext } from '../../../main/core/daemon-context';
-import { createHooksFeature } from '../../../main/core/agents/observed-feature';
-import { ccPayload, command, Consumer, ManualScheduler, postHook, startHooksDaemon, TestClock } from '../agents/observed/hooks-harness';
+import { createHooksFeature } from '../../../main/core/hooks/hooks-feature';
+import { ccPayload, command, Consumer, ManualScheduler, postHook, startHooksDaemon, TestClock } from '../hooks/hooks-harness';
 
 const dirs: string[] = [];
 const running: DaemonHandle[] = [];

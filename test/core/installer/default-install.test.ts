@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VendorId } from '../../../common/vendors';
 import { applyInstall, planInstall, runDoctor } from '../../../main/core/installer';
-import { VENDOR_INSTALLERS } from '../../../main/core/installer/vendors';
+import { VENDOR_INSTALLERS } from '../../../main/core/vendors/installers';
 import { startFakeDaemon, type FakeDaemon } from './fake-daemon';
 import { makeTestEnv, unwrap, type TestEnv } from './installer-test-env';
 

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RepairResult, StatusInfo } from '../../../common/api';
-import { installerApiFeature } from '../../../main/core/api/installer-api';
+import { installerApiFeature } from '../../../main/core/installer/installer-api';
 import { startDaemon, type DaemonHandle } from '../../../main/core/daemon';
 import type { Logger } from '../../../main/core/logger';
 import { applyInstall, hookPortMismatches, planInstall } from '../../../main/core/installer';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DoctorFinding, InstallPlan, VendorDetection } from '../../../common/api';
-import { installerApiFeature } from '../../../main/core/api/installer-api';
+import { installerApiFeature } from '../../../main/core/installer/installer-api';
 import { startDaemon, type DaemonHandle } from '../../../main/core/daemon';
 import { fixture, makeTestEnv, put, textOrNull, type TestEnv } from './installer-test-env';
 

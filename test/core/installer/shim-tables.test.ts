@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VENDORS } from '../../../common/vendors';
 import { DEFAULT_SETTINGS } from '../../../common/settings';
-import { VENDOR_ADAPTERS } from '../../../main/core/agents/vendors';
-import { VENDOR_INSTALLERS } from '../../../main/core/installer/vendors';
+import { VENDOR_ADAPTERS } from '../../../main/core/vendors';
+import { VENDOR_INSTALLERS } from '../../../main/core/vendors/installers';
 import { testHookBundle } from './installer-test-env';
 
 type Tables = { held: Record<string, unknown>; heldMs: Record<string, number>; empty: Record<string, unknown> };

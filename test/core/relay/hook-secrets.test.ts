@@ -11,7 +11,7 @@ import {
   startHooksDaemon,
   TestClock,
   type HooksDaemon,
-} from '../agents/observed/hooks-harness';
+} from '../hooks/hooks-harness';
 
 let d: HooksDaemon;
 beforeEach(async () => {

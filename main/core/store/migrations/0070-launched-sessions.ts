@@ -1,5 +1,5 @@
 /**
- * Sessions the companion launched itself (main/core/agents): which agent, what it reported about
+ * Sessions the companion launched itself (main/core/launched): which agent, what it reported about
  * itself at `initialize` (versions are information, never a gate), its capabilities verbatim, the
  * working directory, the agent's pid while it runs, the lifecycle state and why it ended. A restart
  * reads it to end what the old daemon left running, or to offer a resume where the agent can.

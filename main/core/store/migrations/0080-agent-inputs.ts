@@ -1,7 +1,7 @@
 /**
  * Operator input to launched sessions, durable (mid-turn steering): one row per accepted message,
  * kept after it settles so the console shows its fate. `state` follows the lifecycle in
- * main/core/agents/launched/steer/lifecycle.ts (queued → sent → settled, or queued → settled dropped);
+ * common/input-lifecycle.ts (queued → sent → settled, or queued → settled dropped);
  * `planned` is the outcome a queued message settles with when it is sent as an ordinary prompt;
  * `position` orders a session's queued messages (the pending list can reorder them). After a
  * restart nothing is re-sent: a row caught `sent` settles `interrupted`, queued rows of sessions

@@ -1,0 +1,262 @@
+/**
+ * One hook call, end to end: parse the vendor payload, track the session, map and emit the AEP
+ * events, then build the reply: a held permission decision, steering for an eligible moment, or
+ * nothing. An internal error never blocks the agent: it is logged and audited, and the reply is empty.
+ */
+import type { AepEvent } from '../../../common/aep/envelope';
+import { DOCTOR_SESSION, type VendorId } from '../../../common/vendors';
+import type { Logger } from '../logger';
+import type { Handover, SteeringEngine } from '../steering/steering-engine';
+import type { PermissionLoop } from '../steering/permission-loop';
+import type { AuditSink, HangUp } from '../steering/steering-types';
+import type { SessionTracker } from './session-tracker';
+import { sessionSource, type VendorEmitter } from './vendor-emitter';
+import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
+
+/**
+ * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
+ * naming a `session_key` never seen as a session id): a gateway key must never mint a session.
+ */
+export const UNKNOWN_SESSION = 'unknown';
+
+/** The opt-ins a hook call carries (query `instruct=1`, `permissions=1`). */
+export interface HookOptIns {
+  readonly instruct: boolean;
+  readonly permissions: boolean;
+}
+
+/** What the HTTP layer sends back: the vendor reply, or a 400 for a payload that is not a hook call. */
+export type HookOutcome =
+  /** `handover`: instructions the reply carries; the HTTP layer settles it once the reply was written (or not). */
+  | { readonly status: 200; readonly body: HookReply; readonly handover?: Handover }
+  | { readonly status: 400; readonly body: { readonly error: 'invalid-payload'; readonly detail: string } };
+
+/** What the service is built from. */
+export interface HookServiceDeps {
+  readonly tracker: SessionTracker;
+  readonly engine: SteeringEngine;
+  readonly permissions: PermissionLoop;
+  readonly emitter: (vendor: VendorId) => VendorEmitter;
+  readonly adapter: (vendor: VendorId) => VendorAdapter;
+  /** The mapping context for a call (capture policy, redaction, run ids), given whether its permission loop is on. */
+  readonly mappingContext: (permissionLoop: boolean) => MappingContext;
+  readonly audit: AuditSink;
+  readonly logger: Logger;
+}
+
+/** What `start` leaves a call's handling with. */
+interface Started {
+  readonly emitter: VendorEmitter;
+  readonly row: ReturnType<SessionTracker['sighted']>;
+  readonly loopOn: boolean;
+  readonly context: MappingContext;
+  readonly ends: boolean;
+  readonly events: AepEvent[];
+}
+
+/** The opt-ins of a call the intake took: none (a call with one is never taken). */
+const NO_OPT_INS: HookOptIns = { instruct: false, permissions: false };
+
+/** Handles hook calls for every vendor. */
+export class HookService {
+  private readonly running = new Set<Promise<unknown>>();
+  /** Handles the calls the intake took before this one (hook-intake.ts), so a session's calls are handled in order. */
+  private drainIntake: () => void = () => undefined;
+
+  constructor(private readonly deps: HookServiceDeps) {}
+
+  /** Sets what handles the intake's waiting calls before any other call is handled. */
+  setIntakeDrain(drain: () => void): void {
+    this.drainIntake = drain;
+  }
+
+  /**
+   * The reply of a plain call (hook-intake.ts): the vendor's empty reply when nothing but the
+   * payload being a hook call decides the reply (no opt-in on the call or its session, a payload
+   * the adapter parses, a confirmed session, not doctor's hook); null otherwise.
+   */
+  plainReply(vendor: VendorId, payload: unknown): { reply: HookReply; call: HookCall } | null {
+    const adapter = this.deps.adapter(vendor);
+    const parsed = adapter.parse(payload);
+    if (!parsed.ok) return null;
+    const call = parsed.value;
+    if (call.session === DOCTOR_SESSION || call.sessionUnconfirmed === true) return null;
+    if (this.deps.tracker.optedIn(vendor, call.session)) return null;
+    return { reply: adapter.emptyReply(), call };
+  }
+
+  /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
+  handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+    try {
+      this.drainIntake();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The call itself is what the caller waits for (no async wrapper around it: one link less per hook).
+    return this.track(this.handleCall(vendor, payload, optIns, hangUp));
+  }
+
+  /** Keeps `run` in `running` until it settles (it leaves before its caller hears); returns it. */
+  private track<T>(run: Promise<T>): Promise<T> {
+    this.running.add(run);
+    const done = (): void => {
+      this.running.delete(run);
+    };
+    run.then(done, done);
+    return run;
+  }
+
+  /** Resolves once no hook call is being handled (shutdown: before the emitters close). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /**
+   * Handles a call the hook intake took (hook-intake.ts), as parsed when it was taken: its reply
+   * is out already (the vendor's empty one), so only its events and its session's end are left.
+   * The same handling as `handle` up to its events (`start`), without an async function around it:
+   * settles once its events are committed (a failure is logged and audited, as `handle` does).
+   * The intake is not drained first: it is what calls this, in order.
+   */
+  handleTaken(vendor: VendorId, taken: HookCall): Promise<void> {
+    if (taken.session === DOCTOR_SESSION) return Promise.resolve();
+    let call = taken;
+    let started: Started;
+    let sent: Promise<void>;
+    try {
+      const confirmed = this.confirmSession(taken);
+      call = confirmed.call;
+      started = this.start(vendor, confirmed, NO_OPT_INS);
+      sent = started.emitter.send(started.events);
+    } catch (error) {
+      this.failed(vendor, call.session, call.moment, error);
+      return Promise.resolve();
+    }
+    // Never rejects: a failure after the commit is logged and audited as `handle` does.
+    const run = sent.then(
+      () => {
+        if (!started.ends) return;
+        try {
+          this.deps.tracker.ended(vendor, call.session);
+        } catch (error) {
+          this.failed(vendor, call.session, call.moment, error);
+        }
+      },
+      (error: unknown) => this.failed(vendor, call.session, call.moment, error),
+    );
+    return this.track(run);
+  }
+
+  /**
+   * A call's handling up to its events, for `handle` and `handleTaken` alike: the session sighted,
+   * the call mapped and its events stamped, a session's end settled first. Throws what a step threw.
+   */
+  private start(vendor: VendorId, confirmed: { call: HookCall; fallback: boolean }, optIns: HookOptIns): Started {
+    const { tracker, engine, permissions } = this.deps;
+    const adapter = this.deps.adapter(vendor);
+    const { call, fallback: unknownLane } = confirmed;
+    const emitter = this.deps.emitter(vendor);
+    const profile = adapter.profile;
+    let row = tracker.sighted({
+      vendor,
+      session: call.session,
+      moment: call.moment,
+      cwd: call.cwd ?? null,
+      // The fallback lane is no agent session: nothing can be steered or answered there.
+      instruct: optIns.instruct && !unknownLane,
+      permissions: optIns.permissions && !unknownLane,
+    });
+    const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
+    const context = this.deps.mappingContext(loopOn);
+    const outcome = adapter.map(call, emitter.mappingState(call.session), context);
+    emitter.setMappingState(call.session, outcome.state);
+    if (row.state === 'ended' && outcome.events.some((e) => e.type === 'session.started')) row = tracker.revived(row);
+
+    const ends = adapter.endsSession(call);
+    // Drops are settled before the end is emitted, so they precede `session.ended` on the stream.
+    if (ends) {
+      permissions.dismissSession(vendor, call.session);
+      engine.sessionEnded(vendor, call.session);
+    }
+    // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
+    const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
+    const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
+    return { emitter, row, loopOn, context, ends, events };
+  }
+
+  private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
+    const adapter = this.deps.adapter(vendor);
+    const parsed = adapter.parse(payload);
+    if (!parsed.ok) return { status: 400, body: { error: 'invalid-payload', detail: parsed.error.message } };
+    const empty: HookOutcome = { status: 200, body: adapter.emptyReply() };
+    // Doctor's synthetic hook proves the route answers; it is no agent session and is never listed.
+    if (parsed.value.session === DOCTOR_SESSION) return empty;
+    let call = parsed.value;
+    try {
+      const { tracker, engine, permissions } = this.deps;
+      const confirmed = this.confirmSession(call);
+      call = confirmed.call;
+      const profile = adapter.profile;
+      const { emitter, row, loopOn, context, ends, events } = this.start(vendor, confirmed, optIns);
+      // Durable before the reply: the vendor hears back only once its events are committed. The
+      // store group-commits every admit of one event-loop turn, so this costs at most one turn.
+      await emitter.send(events);
+      if (ends) {
+        tracker.ended(vendor, call.session);
+        return empty;
+      }
+
+      if (adapter.isHeld(call)) {
+        const request = events.find((e) => e.type === 'attention.requested');
+        if (!loopOn || !request || !profile.permissionMoments.includes(call.moment) || row.state === 'ended') return empty;
+        return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, hangUp) };
+      }
+
+      // A vendor that already hung up would never read the reply: nothing is handed over then.
+      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !hangUp?.happened) {
+        const handover = engine.deliver(vendor, call.session, call.moment);
+        if (handover !== null) {
+          const reply = adapter.steeringReply(call, handover.text);
+          if (reply.ok) return { status: 200, body: reply.value, handover };
+          // Nothing was written: the instructions are settled as such, never reported delivered.
+          void handover.settle(false);
+          this.deps.logger.error('steering reply could not be built after delivery', { vendor, moment: call.moment, error: reply.error.message });
+        }
+      }
+      return empty;
+    } catch (error) {
+      this.failed(vendor, call.session, call.moment, error);
+      return empty;
+    }
+  }
+
+  /**
+   * A call whose session is unconfirmed keeps it only when the sessions table already knows that
+   * session; otherwise it goes to the `unknown` fallback session, and the log says why.
+   */
+  private confirmSession(call: HookCall): { call: HookCall; fallback: boolean } {
+    if (call.sessionUnconfirmed !== true || this.deps.tracker.known(call.vendor, call.session)) return { call, fallback: false };
+    this.deps.logger.info('hook names an unconfirmed session key that is no known session: its events go to the fallback session', {
+      vendor: call.vendor,
+      moment: call.moment,
+      fallback: UNKNOWN_SESSION,
+    });
+    return { call: { ...call, session: UNKNOWN_SESSION }, fallback: true };
+  }
+
+  /** Logs and audits an internal failure; the caller still answers the vendor. */
+  failed(vendor: VendorId, session: string | null, moment: string | null, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.deps.logger.error('hook handling failed', { vendor, session, moment, error: message });
+    this.deps.audit({
+      actor: vendor,
+      surface: 'hook',
+      action: 'hook.error',
+      session,
+      commandId: null,
+      outcome: 'error',
+      detail: { moment, error: message },
+    });
+  }
+
+}

@@ -1,0 +1,283 @@
+/**
+ * The hooks feature (the observed transport): one in-process emitter per vendor, the hook routes,
+ * session tracking, the steering engine, the permission loop, and the steering-related /api routes.
+ * The kill switch, acks, durable log, audit sink and repositories come from the shared agent ports.
+ */
+import { isCommandType, type AepEvent } from '../../../common/aep/envelope';
+import { isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
+import { redact } from '../aep/redact';
+import { ulid } from '../aep/ulid';
+import { instructionsApi } from '../steering/instructions-api';
+import { sessionsApi } from '../api/sessions-api';
+import { steeringApi } from '../steering/steering-api';
+import { vendorsApi } from '../vendors/vendors-api';
+import type { DaemonContext, Disposer, Feature } from '../daemon-context';
+import { createLogger } from '../logger';
+import { EpochsRepo } from '../store/epochs-repo';
+import { fileMapRefusal } from '../store/file-map';
+import { IntakeLog } from '../store/intake-log';
+import { openAttentionLookup } from '../store/open-attention';
+import { turnCommitOf } from '../store/turn-commit';
+import { acquireAgentPorts } from '../steering/agent-ports';
+import type { KillSwitch } from '../steering/kill-switch';
+import { PermissionLoop, realScheduler, type Scheduler } from '../steering/permission-loop';
+import { SteeringEngine } from '../steering/steering-engine';
+import { provideInstructionQueue } from '../steering/instruction-queue';
+import type { Clock } from '../steering/steering-types';
+import { clineHubDiscoveryPath } from '../../../common/cline';
+import { ClineHub } from '../vendors/cline/hub/cline-hub';
+import { commandRouter } from './command-router';
+import { HookIntake, hookIntakePath } from './hook-intake';
+import { hookRoute } from './hook-routes';
+import { HookService } from './hook-service';
+import { SessionTracker } from './session-tracker';
+import { sessionSource, VendorEmitter } from './vendor-emitter';
+import { vendorAdapter } from '../vendors/index';
+import type { MappingContext } from '../vendors/types';
+
+/** The instance name our emitters declare (agent = the vendor id). */
+export const EMITTER_INSTANCE = 'aep-companion';
+
+/** Test seams; the daemon uses the defaults. */
+export interface HooksFeatureOptions {
+  readonly clock?: Clock;
+  readonly schedule?: Scheduler;
+  /** How often idle sessions are swept (default: a quarter of the idle expiry, at most a minute); 0 disables the timer. */
+  readonly sweepEveryMs?: number;
+  /** The hook intake's log (default `<database>-hooks`). */
+  readonly intakePath?: string;
+  /** How long a plain hook call waits at most for its batch (ms, default 20). */
+  readonly intakeWindowMs?: number;
+  /** Receives the running parts (tests drive the sweeps and read the engine). */
+  readonly onReady?: (parts: HooksParts) => void;
+}
+
+/** The running parts of the feature. */
+export interface HooksParts {
+  readonly engine: SteeringEngine;
+  readonly tracker: SessionTracker;
+  readonly permissions: PermissionLoop;
+  readonly killSwitch: KillSwitch;
+  readonly service: HookService;
+  readonly emitters: ReadonlyMap<VendorId, VendorEmitter>;
+  /** The hook intake (null on an in-memory database). */
+  readonly intake: HookIntake | null;
+  /** Runs the idle sweeps now (what the timer does). */
+  sweep(): void;
+}
+
+/** Builds the feature with the given seams. */
+export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
+  return (ctx: DaemonContext): Disposer => {
+    const log = createLogger('hooks');
+    // Kill switch, acks, durable log, audit sink and repositories: shared with the launched transport.
+    // Their clock is the injected one when a test gives it (one daemon, one clock), else wall time.
+    const lease = acquireAgentPorts(ctx, options.clock);
+    const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable } = lease.ports;
+    const epochs = new EpochsRepo(ctx.db);
+    // A call the intake took is handled later at the time it came: this feature's clock reads it then.
+    let takenAt: number | undefined;
+    const clock = (): number => takenAt ?? portsClock();
+
+    const emitters = new Map<VendorId, VendorEmitter>();
+    const lastSeq = ctx.db.prepare(
+      'SELECT seq FROM events WHERE session = ? AND ord_epoch = ? AND source = ? AND seq IS NOT NULL ORDER BY ord_seq DESC LIMIT 1',
+    );
+    for (const vendor of VENDORS) {
+      const link = ctx.relay.attachEmitter({ agent: vendor, instance: EMITTER_INSTANCE, typed: true });
+      const epoch = epochs.next(`${vendor}/${EMITTER_INSTANCE}`);
+      // A session whose state was let go (idle, or the least recently used) resumes after its last stored seq.
+      const resumeSeq = (session: string): number =>
+        (lastSeq.get(session, epoch, sessionSource(vendor, session)) as { seq: number } | undefined)?.seq ?? 0;
+      emitters.set(vendor, new VendorEmitter(vendor, link, epoch, clock, ulid, { resumeSeq }));
+    }
+    const emitter = (vendor: VendorId): VendorEmitter => emitters.get(vendor) as VendorEmitter;
+
+    const engine = new SteeringEngine({
+      repo: steeringRepo,
+      sessions,
+      acks,
+      audit,
+      clock,
+      logger: createLogger('steering'),
+      enabled: () => killSwitch.enabled,
+      idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
+      profile: (vendor) => vendorAdapter(vendor).profile,
+      channel: emitter,
+      durable,
+    });
+    const permissions = new PermissionLoop({
+      acks,
+      audit,
+      clock,
+      logger: createLogger('permissions'),
+      sessions,
+      holdMs: () => ctx.settings.get('permissions.holdMs'),
+      schedule: options.schedule ?? realScheduler,
+      channel: emitter,
+      adapter: vendorAdapter,
+      durable,
+      openRequests: openAttentionLookup(ctx.db),
+    });
+    const tracker = new SessionTracker({
+      sessions,
+      emitter,
+      adapter: vendorAdapter,
+      steeringEnabled: () => killSwitch.enabled,
+      idleExpiryMs: () => ctx.settings.get('steering.idleExpiryMs'),
+      clock,
+      vendors: VENDORS,
+      // Cline is steered through its hub: its verbs are declared only while the hub can carry them.
+      steeringVerbs: (vendor, session) => (vendor === 'cline' ? clineHub.verbs(session) : undefined),
+    });
+    // The daemon's own tokens are always secret values (rule b), whatever the operator configured;
+    // the options are built again only when a token rotates, not per redacted string.
+    let redactOptions = { secretValues: [ctx.tokens.operator, ctx.tokens.hook] };
+    const redactText = (text: string): string => {
+      const [operator, hook] = redactOptions.secretValues;
+      if (operator !== ctx.tokens.operator || hook !== ctx.tokens.hook) redactOptions = { secretValues: [ctx.tokens.operator, ctx.tokens.hook] };
+      return redact(text, redactOptions);
+    };
+    const mappingContext = (permissionLoop: boolean): MappingContext => ({
+      capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
+      redact: redactText,
+      newRunId: ulid,
+      permissionLoop,
+    });
+    const clineHub: ClineHub = new ClineHub({
+      discoveryPath: ctx.installerHost ? clineHubDiscoveryPath(ctx.installerHost.home) : null,
+      emitter: emitter('cline'),
+      acks,
+      audit,
+      durable,
+      logger: createLogger('cline-hub'),
+      sessions,
+      context: () => mappingContext(true),
+      steeringEnabled: () => killSwitch.enabled,
+      redeclare: () => tracker.redeclareAll(),
+      sessionEnded: (session) => tracker.ended('cline', session),
+    });
+    const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
+
+    // Plain hook calls are answered once durable and handled in batches (hook-intake.ts); an
+    // in-memory database has no file to keep them in, and handles every call at once.
+    const intakeFile = ctx.db.memory ? null : options.intakePath ?? hookIntakePath(ctx.db.name);
+    const opened = intakeFile === null ? null : IntakeLog.open(ctx.db, 'hooks', intakeFile);
+    if (opened !== null)
+      log.info('hook intake log open', {
+        file: intakeFile,
+        records: opened.log.mapped ? 'copied into a shared memory map of the file' : `written (${fileMapRefusal() ?? 'the map failed'})`,
+      });
+    const intake =
+      opened === null
+        ? null
+        : new HookIntake({
+            log: opened.log,
+            plainReply: (vendor, payload) => service.plainReply(vendor, payload),
+            handle: (vendor, payload, at, call) => {
+              takenAt = at;
+              try {
+                // Parsed when it was taken; a record recovered after a crash is parsed again.
+                return call !== undefined ? service.handleTaken(vendor, call) : service.handle(vendor, payload, { instruct: false, permissions: false });
+              } finally {
+                takenAt = undefined;
+              }
+            },
+            commitNow: () => turnCommitOf(ctx.db).commit(),
+            clock,
+            logger: log,
+            windowMs: options.intakeWindowMs,
+            isVendor: isVendorId,
+          });
+    if (intake !== null) service.setIntakeDrain(() => void intake.drain());
+
+    const unsubscribers: (() => void)[] = [];
+    // Sessions of other AEP emitters (POST /events, WS emitters) join the sessions list as they are admitted.
+    unsubscribers.push(
+      ctx.relay.onAdmitted((events) => clineHub.admitted(events)),
+      ctx.relay.onAdmitted((events) => {
+        const nowMs = clock();
+        for (const e of events) {
+          if (!isEmitterSession(e)) continue;
+          sessions.sightedEmitter({ source: e.source, session: e.session, agent: e.agent, ended: e.type === 'session.ended', nowMs });
+        }
+      }),
+    );
+    for (const vendor of VENDORS) {
+      const route = commandRouter(vendor, { engine, permissions, acks, audit, channel: emitter, durable });
+      unsubscribers.push(emitter(vendor).onCommand(vendor === 'cline' ? clineHub.route(route) : route));
+    }
+    // What a previous run left queued is settled before any new hook can deliver it.
+    engine.reconcile();
+    tracker.restore();
+    // Permission hooks a crashed daemon held are gone with it: their requests are dismissed.
+    permissions.reconcile();
+    // Calls a previous run answered and never handled are handled now, before anything new.
+    if (intake !== null && opened !== null) intake.recover(opened.unconsumed);
+
+    unsubscribers.push(
+      killSwitch.onFlip((enabled, by) => {
+        tracker.redeclareAll();
+        if (!enabled) engine.steeringDisabled(by);
+      }),
+    );
+    const sweep = (): void => {
+      try {
+        tracker.sweepIdle();
+        engine.sweepIdle();
+      } catch (error) {
+        log.error('idle sweep failed', { error: String(error) });
+      }
+    };
+    const every = options.sweepEveryMs ?? Math.min(60_000, Math.max(1_000, Math.floor(ctx.settings.get('steering.idleExpiryMs') / 4)));
+    const timer = every > 0 ? setInterval(sweep, every) : null;
+    timer?.unref?.();
+
+    const disposers: Disposer[] = [
+      // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
+      provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock, context: () => mappingContext(false) }),
+      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, clock()), intake)),
+      // Whatever else the listener serves sees every answered call's events and session rows.
+      ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),
+      ctx.api.register({
+        ...steeringApi(killSwitch),
+        ...sessionsApi(sessions),
+        ...vendorsApi(),
+        ...instructionsApi(steeringRepo),
+      }),
+    ];
+    options.onReady?.({ engine, tracker, permissions, killSwitch, service, emitters, intake, sweep });
+
+    return async () => {
+      if (timer) clearInterval(timer);
+      clineHub.close();
+      // Drain: new commands are nacked (busy, shutting down) and those under way are decided.
+      await engine.drain();
+      // Held hooks are dismissed (committed) and freed with an empty reply: the vendors fall back to their own dialogs.
+      await permissions.close();
+      for (const dispose of disposers.reverse()) await dispose();
+      await intake?.close();
+      // Hooks already being handled finish (their events committed) before the emitters close.
+      await service.settled();
+      await engine.handoversSettled();
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      for (const e of emitters.values()) e.close();
+      sessions.flush();
+      lease.release();
+    };
+  };
+}
+
+/**
+ * True for an admitted event that speaks for its own emitter's session: session-scoped, not a
+ * command or an `attention.routed` (foreign emitters naming another's session), and not one of our
+ * own vendor emitters (their sessions are tracked from the hooks).
+ */
+export function isEmitterSession(e: AepEvent): e is AepEvent & { session: string } {
+  if (typeof e.session !== 'string' || e.session === '') return false;
+  if (isCommandType(e.type) || e.type === 'attention.routed') return false;
+  return !(isVendorId(e.agent) && e.source === sessionSource(e.agent, e.session));
+}
+
+/** The hooks feature as the daemon starts it. */
+export const hooksFeature: Feature = createHooksFeature();

@@ -1,0 +1,397 @@
+/**
+ * Mid-turn steering of one launched session, behind its turn controller's ports: the admission
+ * policy, the steerer (delivery into the running turn through the steering driver), the canceller
+ * of delivery `stop`, and the observer that keeps the durable record (`agent_inputs`). Every
+ * message ends with exactly one `x.{agent}.input.settled` event (cause = the command), one audit
+ * row and its SQLite row; an admission that did not steer a `now` message says why
+ * (`x.{agent}.input.admitted`).
+ */
+import {
+  inputEditedType,
+  inputReceivedType,
+  inputReorderedType,
+  inputSettledType,
+  queuePausedType,
+  queueResumedType,
+  isDelivery,
+  type Delivery,
+  type InputOutcome,
+  type SteerSupport,
+} from '../../../../common/agent-inputs';
+import type { AgentId } from '../../../../common/agents';
+import type { Surface } from '../../../../common/audit';
+import type { QueuePausesRepo } from '../../store/queue-pauses-repo';
+import type { Gate } from '../../vendors/capture-gate';
+import type { AgentInputsRepo } from '../../store/inputs-repo';
+import type { AuditSink, EventDraft } from '../../steering/steering-types';
+import type { LaunchedSession } from '../launched-session';
+import type { TurnDecision, TurnInput } from '../turn-controller';
+import { admit, type Admission } from './admission';
+import type { SessionSteerState } from '../../../../common/input-lifecycle';
+import type { SteeringDriver } from './steer-driver';
+import { deriveSupport } from './supports';
+
+/** Runs `fn` after the current I/O (a write just handed to the agent's pipe goes first). */
+const later = (fn: () => void): void => {
+  setImmediate(fn);
+};
+
+export const inputAdmittedType = (agent: string): string => `x.${agent}.input.admitted`;
+
+/** What a session's steering is built from. */
+export interface SteerSessionDeps {
+  readonly agent: AgentId;
+  readonly session: LaunchedSession;
+  readonly driver: SteeringDriver;
+  readonly repo: AgentInputsRepo;
+  readonly audit: AuditSink;
+  readonly clock: () => number;
+  /** The kill switch `features.steering`. */
+  readonly steeringOn: () => boolean;
+  /** `features.midTurnSteering` in force. */
+  readonly midTurnOn: () => boolean;
+  /** Stamps and sends events on the session's ordered chain. */
+  readonly emit: (drafts: readonly EventDraft[]) => void;
+  /** The command source recorded with each row. */
+  readonly source: string;
+  /** Queues held by the operator's Stop (durable). */
+  readonly pauses: QueuePausesRepo;
+  /** The capture gate of an event type under the policy in force now. */
+  readonly gate: (type: string) => Gate;
+}
+
+const SURFACES = new Set<string>([
+  'console',
+  'tray',
+  'cli',
+  'api',
+  'hook',
+  'daemon',
+  'installer',
+  'ws',
+]);
+
+export class SteerSession {
+  private readonly admissions = new Map<string, Admission>();
+  private readonly steering = new Map<string, TurnInput>();
+  private inFlight: string | null = null;
+
+  constructor(private readonly deps: SteerSessionDeps) {
+    const { controller } = deps.session;
+    controller.setPolicy({
+      decide: (input, snapshot) => this.decide(input, snapshot.generating, snapshot.queued),
+    });
+    controller.setSteerer((input) => this.steer(input));
+    controller.setCanceller((input) => void deps.session.cancel(input.id).catch(() => undefined));
+    // A hold recorded for this session (a session resumed after a restart) still holds.
+    const held = deps.pauses.get(deps.session.session);
+    if (held) controller.pause(held.cause);
+    controller.setObserver({
+      submitted: (input, decision, front) => this.submitted(input, decision, front),
+      dispatched: (input) => this.dispatched(input),
+      dropped: (input, reason) => this.dropped(input, reason),
+      paused: (cause) => this.paused(cause),
+      resumed: (by, input) => this.resumed(by, input),
+    });
+    deps.driver.hooks = { adopt: (commandId) => this.adopt(commandId) };
+  }
+
+  /** The per-session steer state of the design (only what admission needs is tracked). */
+  get steerState(): SessionSteerState {
+    return this.inFlight !== null
+      ? 'sent'
+      : this.deps.session.controller.generating
+        ? 'offered'
+        : 'none';
+  }
+
+  /** supports_steering and the badge, derived now. */
+  support(): SteerSupport {
+    const { driver, session } = this.deps;
+    return deriveSupport({
+      connected: !session.ended,
+      mechanism: driver.capability.mechanism,
+      basis: driver.capability.basis,
+      steeringOn: this.deps.steeringOn(),
+      midTurnOn: this.deps.midTurnOn(),
+      state: session.state === 'resumable' ? 'ended' : session.state,
+    });
+  }
+
+  private decide(input: TurnInput, generating: boolean, queued: number): TurnDecision {
+    const phase = this.deps.driver.phase;
+    const admission = admit({
+      delivery: isDelivery(input.delivery) ? input.delivery : 'queue',
+      synthetic: input.synthetic === true,
+      connected: !this.deps.session.ended,
+      mechanism: this.deps.driver.capability.mechanism,
+      steeringOn: this.deps.steeringOn(),
+      midTurnOn: this.deps.midTurnOn(),
+      turn: generating ? (phase === 'idle' ? 'admitted' : phase) : 'idle',
+      queuedAhead: queued,
+      steer: this.steerState,
+    });
+    this.admissions.set(input.id, admission);
+    return admission.action === 'prompt'
+      ? 'dispatch'
+      : admission.action === 'steer'
+        ? 'steer'
+        : 'queue';
+  }
+
+  private submitted(input: TurnInput, decision: TurnDecision, front: boolean): void {
+    const admission = this.admissions.get(input.id);
+    const delivery: Delivery = isDelivery(input.delivery) ? input.delivery : 'queue';
+    const planned: InputOutcome =
+      admission && 'outcome' in admission ? admission.outcome : 'prompted';
+    const surface = (SURFACES.has(input.surface ?? '') ? input.surface : 'ws') as Surface;
+    this.deps.repo.accept(
+      {
+        commandSource: this.deps.source,
+        commandId: input.id,
+        agent: this.deps.agent,
+        session: this.deps.session.session,
+        text: input.text,
+        delivery,
+        synthetic: input.synthetic,
+        actor: input.actor ?? 'operator',
+        surface,
+        planned,
+        at: front ? 'front' : 'back',
+      },
+      this.deps.clock(),
+    );
+    const action =
+      delivery === 'stop' && decision === 'queue' && front
+        ? 'stop'
+        : decision === 'dispatch'
+          ? 'prompt'
+          : decision;
+    const reason = admission?.reason ?? (action === 'stop' ? 'stop and send' : 'next turn');
+    // The row is written now; its event and audit row once the prompt or steer reached the pipe.
+    later(() => this.admitted(input.id, delivery, action, reason));
+  }
+
+  private admitted(id: string, delivery: Delivery, action: string, reason: string): void {
+    const input = { id };
+    this.deps.emit([
+      {
+        type: inputAdmittedType(this.deps.agent),
+        capture: 'metadata',
+        cause: input.id,
+        data: { delivery, action, reason },
+      },
+    ]);
+    this.row('input.admitted', input.id, 'ok', {
+      delivery,
+      action,
+      reason,
+      mechanism: this.deps.driver.capability.mechanism,
+    });
+  }
+
+  /** A queued message's text was replaced: its new text, gated like the command's own text. */
+  edited(commandId: string, text: string, edits: number): void {
+    const type = inputEditedType(this.deps.agent);
+    const gate = this.deps.gate(type);
+    const shown = gate.text(text);
+    this.deps.emit([
+      {
+        type,
+        capture: gate.ceiling,
+        cause: commandId,
+        data: { edits, text_digest: gate.digest(text), ...(shown === undefined ? {} : { text: shown }) },
+      },
+    ]);
+  }
+
+  /** The operator reordered the queue: the new order (next first), cause = the message moved. */
+  reordered(order: readonly string[], moved: string): void {
+    this.deps.emit([
+      { type: inputReorderedType(this.deps.agent), capture: 'metadata', cause: moved, data: { order } },
+    ]);
+  }
+
+  private paused(cause: string | null): void {
+    const { session, controller } = this.deps.session;
+    this.deps.pauses.pause(session, cause, this.deps.clock());
+    const queued = controller.queuedCount;
+    this.deps.emit([
+      {
+        type: queuePausedType(this.deps.agent),
+        capture: 'metadata',
+        ...(cause ? { cause } : {}),
+        data: { reason: 'stop', queued },
+      },
+    ]);
+    this.row('input.queue.paused', cause, 'ok', { queued });
+  }
+
+  private resumed(by: 'resume' | 'send', input: TurnInput | null): void {
+    const { session, controller } = this.deps.session;
+    const held = this.deps.pauses.resume(session);
+    const cause = input?.id ?? held?.cause ?? null;
+    const queued = controller.queuedCount;
+    this.deps.emit([
+      {
+        type: queueResumedType(this.deps.agent),
+        capture: 'metadata',
+        ...(cause ? { cause } : {}),
+        data: { by, queued },
+      },
+    ]);
+    this.row('input.queue.resumed', cause, 'ok', { by, queued });
+  }
+
+  private dispatched(input: TurnInput): void {
+    if (this.steering.has(input.id)) {
+      // A deferred steer starting its own turn: its outcome was already recorded.
+      this.steering.delete(input.id);
+      return;
+    }
+    const run = this.deps.session.currentRun;
+    const settled = this.deps.repo.markPrompted(
+      this.deps.session.session,
+      input.id,
+      { run },
+      this.deps.clock(),
+    );
+    if (!settled.ok) return;
+    const { outcome, reason } = settled.value;
+    // Its event once the prompt's write reached the agent's pipe.
+    later(() => this.settledEvent(input, outcome as InputOutcome, reason, run));
+  }
+
+  private dropped(input: TurnInput, reason: string): void {
+    const settled = this.deps.repo.settle(
+      this.deps.session.session,
+      input.id,
+      'dropped',
+      reason,
+      this.deps.clock(),
+    );
+    if (!settled.ok) return;
+    this.settledEvent(input, 'dropped', reason, null);
+    this.row(reason === 'withdrawn' ? 'input.withdrawn' : 'input.dropped', input.id, 'dropped', {
+      reason,
+    });
+  }
+
+  private adopt(commandId: string): void {
+    const input = this.steering.get(commandId);
+    if (input) this.deps.session.controller.adoptFront(input);
+  }
+
+  private async steer(input: TurnInput): Promise<void> {
+    const { driver, repo, session } = this.deps;
+    const mechanism = driver.capability.mechanism;
+    this.inFlight = input.id;
+    this.steering.set(input.id, input);
+    // Recorded `sent` before the write (a crash in between reads `interrupted`, never `dropped`);
+    // the audit row follows once the write reached the agent's pipe.
+    repo.markSent(
+      session.session,
+      input.id,
+      { mechanism, run: session.currentRun },
+      this.deps.clock(),
+    );
+    const answer = driver.steer(input.id, input.text);
+    later(() => this.row('input.steer.sent', input.id, 'ok', { mechanism }));
+    const verdict = await answer;
+    if (this.inFlight === input.id) this.inFlight = null;
+    if (verdict.outcome !== 'deferred' || verdict.requeue) this.steering.delete(input.id);
+    if (verdict.requeue) {
+      // Provably never taken as a steer: the next ordinary prompt, in submission order.
+      const back = repo.requeue(
+        session.session,
+        input.id,
+        verdict.outcome,
+        verdict.reason,
+        this.deps.clock(),
+      );
+      this.row('input.steer.requeued', input.id, verdict.outcome, { reason: verdict.reason });
+      if (back.ok && !session.ended) session.controller.requeueFront(input);
+      else if (back.ok) this.dropped(input, 'session-ended');
+      return;
+    }
+    const run = session.currentRun;
+    const settled = repo.settle(
+      session.session,
+      input.id,
+      verdict.outcome,
+      verdict.reason,
+      this.deps.clock(),
+      run,
+      verdict.rpcId,
+    );
+    if (!settled.ok) return;
+    this.settledEvent(input, verdict.outcome, verdict.reason, run);
+    this.row('input.steer.settled', input.id, verdict.outcome, {
+      reason: verdict.reason,
+      mechanism,
+      rpcId: verdict.rpcId,
+    });
+    if (verdict.outcome === 'steered' && verdict.turnId !== undefined)
+      void this.received(input, verdict.turnId);
+  }
+
+  /** The seen-by-agent receipt, where the agent gives one: its event, SQLite timestamp and audit row. */
+  private async received(input: TurnInput, turnId: string): Promise<void> {
+    const receipt = await this.deps.driver.receipt(turnId, input.text);
+    if (!receipt) return;
+    if (!this.deps.repo.markReceived(this.deps.session.session, input.id, this.deps.clock()))
+      return;
+    const mechanism = this.deps.driver.capability.mechanism;
+    const item = receipt.itemId !== null ? { item: receipt.itemId } : {};
+    this.deps.emit([
+      {
+        type: inputReceivedType(this.deps.agent),
+        capture: 'metadata',
+        cause: input.id,
+        data: { input: input.id, turn: receipt.turnId, ...item, mechanism },
+      },
+    ]);
+    this.row('input.received', input.id, 'ok', { turn: receipt.turnId, ...item });
+  }
+
+  private settledEvent(
+    input: TurnInput,
+    outcome: InputOutcome,
+    reason: string | null,
+    run: string | null,
+  ): void {
+    const delivery = isDelivery(input.delivery) ? input.delivery : 'queue';
+    const mechanism = this.deps.driver.capability.mechanism;
+    this.deps.emit([
+      {
+        type: inputSettledType(this.deps.agent),
+        capture: 'metadata',
+        cause: input.id,
+        data: {
+          outcome,
+          delivery,
+          mechanism,
+          ...(reason ? { reason } : {}),
+          ...(run ? { run } : {}),
+        },
+      },
+    ]);
+  }
+
+  private row(
+    action: string,
+    commandId: string | null,
+    outcome: string,
+    detail: Record<string, unknown>,
+  ): void {
+    this.deps.audit({
+      actor: 'daemon',
+      surface: 'daemon',
+      action,
+      session: this.deps.session.session,
+      commandId,
+      outcome,
+      detail,
+    });
+  }
+}

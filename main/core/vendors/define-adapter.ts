@@ -1,0 +1,55 @@
+/**
+ * Builds a vendor adapter from its specific parts; the rules every vendor shares (which calls may
+ * carry steering, which are held, which end the session) are derived from the profile here, once.
+ */
+import { err } from '../../../common/result';
+import type { VendorProfile } from '../../../common/vendors';
+import type { HookCall, VendorAdapter } from './types';
+
+/** The parts a vendor module supplies. */
+export type AdapterParts = Pick<VendorAdapter, 'parse' | 'map'> & {
+  readonly profile: VendorProfile;
+  /** Held moments beyond the permission moments (none for most vendors). */
+  readonly heldMoments?: readonly string[];
+  readonly steeringBody: (call: HookCall, text: string) => Readonly<Record<string, unknown>>;
+  readonly permissionReply?: VendorAdapter['permissionReply'];
+  /** What a command hook prints for the empty reply, when not its JSON (Codex: nothing). */
+  readonly emptyCommandOutput?: string;
+};
+
+/** Composes the adapter. */
+export const defineAdapter = (parts: AdapterParts): VendorAdapter => {
+  const { profile } = parts;
+  const held = new Set([...profile.permissionMoments, ...(parts.heldMoments ?? [])]);
+  const isHeld = (call: HookCall): boolean => held.has(call.moment);
+  // Context returned inside a subagent reaches that subagent, not the session the operator steers.
+  const acceptsSteering = (call: HookCall): boolean =>
+    profile.deliveryMoments.includes(call.moment) && !isHeld(call) && call.agentId === undefined;
+  return {
+    id: profile.id,
+    profile,
+    parse: parts.parse,
+    map: parts.map,
+    acceptsSteering,
+    isHeld,
+    heldMoments: [...held],
+    emptyCommandOutput: parts.emptyCommandOutput ?? '{}',
+    endsSession: (call) =>
+      profile.sessionEndMoment !== null && call.moment === profile.sessionEndMoment,
+    emptyReply: () => ({}),
+    steeringReply: (call, text) =>
+      acceptsSteering(call)
+        ? { ok: true, value: parts.steeringBody(call, text) }
+        : err(
+            'not-a-delivery-moment',
+            `${profile.name} ${call.moment} replies do not carry steering here`,
+          ),
+    permissionReply:
+      parts.permissionReply ??
+      ((call) =>
+        err(
+          'not-a-permission-moment',
+          `${profile.name} has no answerable moment (${call.moment})`,
+        )),
+  };
+};

@@ -1,0 +1,78 @@
+/**
+ * The VS Code agent (AEP-0002 Annex A.5, pinned by the vscode mapping fixture): the Claude Code
+ * hook contract on an 8-event Preview surface. `session_id` is optional (missing → the `unknown`
+ * lane); runs are synthesized per UserPromptSubmit. Deviation: PreCompact is the only compaction
+ * moment, so it carries `session.compacted`. No session end, no tool or run failure moments exist.
+ */
+import { VENDOR_NAMES } from '../../../../common/vendors';
+import { additionalContextReply, parseFamilyPayload } from '../claude-family';
+import { defineAdapter } from '../define-adapter';
+import {
+  extensionEvent,
+  runStarted,
+  sessionCompacted,
+  sessionStarted,
+  subagentEvent,
+  toolCompleted,
+  toolRequested,
+} from '../event-builders';
+import { fallbackType } from '../fallback';
+import { str } from '../payload-fields';
+import { closeRun, openRun, outcome, withOpenTool, withoutTool } from '../runs';
+import type { HookCall, MappingContext, MappingOutcome, MappingState } from '../types';
+
+const map = (call: HookCall, state: MappingState, context: MappingContext): MappingOutcome => {
+  const { run } = state;
+  const tool = call.tool;
+  switch (call.moment) {
+    case 'SessionStart':
+      // transcript_path is a workstation-local path and is never forwarded.
+      return outcome(
+        state,
+        sessionStarted('vscode', call, context, { agent_type: str(call.payload, 'agent_type') }),
+      );
+    case 'UserPromptSubmit': {
+      const next = context.newRunId();
+      return openRun(state, next, runStarted(call, context, next), context);
+    }
+    case 'Stop':
+      return closeRun(state, 'run.finished', {}, context);
+    case 'PreToolUse':
+      if (tool === undefined) break;
+      return outcome(
+        withOpenTool(state, tool.callId, tool.name),
+        toolRequested(tool, context, run),
+      );
+    case 'PostToolUse':
+      if (tool === undefined) break;
+      return outcome(
+        withoutTool(state, tool.callId),
+        toolCompleted(tool, call.payload.tool_response, context, run),
+      );
+    case 'PreCompact':
+      return outcome(state, sessionCompacted(call, context));
+    case 'SubagentStart':
+      return outcome(state, subagentEvent('delegation.subagent.started', call, context, run));
+    case 'SubagentStop':
+      return outcome(state, subagentEvent('delegation.subagent.stopped', call, context, run));
+  }
+  return outcome(state, extensionEvent(fallbackType('vscode', call.moment), context, run));
+};
+
+/** The VS Code agent adapter. */
+export const vscode = defineAdapter({
+  profile: {
+    id: 'vscode',
+    name: VENDOR_NAMES.vscode,
+    // Both the vendor's source and its docs consume context here; UserPromptSubmit is disputed
+    // (the docs say it uses the common output only), so it is not counted until proven.
+    deliveryMoments: ['SessionStart', 'PreToolUse', 'PostToolUse'],
+    contextCap: null,
+    sessionEndMoment: null,
+    permissionMoments: [],
+  },
+  parse: (payload) =>
+    parseFamilyPayload('vscode', payload, { sessionOptional: true, camelCaseEnvelope: true }),
+  map,
+  steeringBody: (call, text) => additionalContextReply(call.moment, text),
+});
