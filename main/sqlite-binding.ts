@@ -10,11 +10,17 @@ import { existsSync } from 'node:fs';
 import { preparedBindingFile, sqlitePackageDir } from '../scripts/sqlite-binding-path.mjs';
 
 /** The binding prepared for a runtime (`process.versions`), or undefined: use the package's own. */
-export function preparedSqliteBinding(versions: NodeJS.ProcessVersions, pkgDir?: string): string | undefined {
+export function preparedSqliteBinding(
+  versions: NodeJS.ProcessVersions,
+  pkgDir?: string,
+): string | undefined {
   let file: string;
   try {
     const dir = pkgDir ?? sqlitePackageDir(import.meta.url);
-    file = preparedBindingFile({ runtime: versions.electron ? 'electron' : 'node', abi: versions.modules }, { pkgDir: dir });
+    file = preparedBindingFile(
+      { runtime: versions.electron ? 'electron' : 'node', abi: versions.modules },
+      { pkgDir: dir },
+    );
   } catch {
     // better-sqlite3 not resolvable from here: opening the database reports that.
     return undefined;
@@ -23,4 +29,5 @@ export function preparedSqliteBinding(versions: NodeJS.ProcessVersions, pkgDir?:
 }
 
 /** The binding for this process's runtime. */
-export const sqliteBindingForThisProcess = (): string | undefined => preparedSqliteBinding(process.versions);
+export const sqliteBindingForThisProcess = (): string | undefined =>
+  preparedSqliteBinding(process.versions);

@@ -22,7 +22,15 @@ export function defaultBindingRoot(pkgDir = sqlitePackageDir()) {
  * The binding file for one runtime (`{ runtime: 'electron' | 'node', abi }`, `abi` being the
  * runtime's `process.versions.modules`) under `root`, keyed by better-sqlite3's version too.
  */
-export function preparedBindingFile(runtime, { root, pkgDir = sqlitePackageDir(), platform = process.platform, arch = process.arch } = {}) {
+export function preparedBindingFile(
+  runtime,
+  { root, pkgDir = sqlitePackageDir(), platform = process.platform, arch = process.arch } = {},
+) {
   const version = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
-  return join(root ?? defaultBindingRoot(pkgDir), `better-sqlite3-${version}`, `${runtime.runtime}-${runtime.abi}-${platform}-${arch}`, BINDING_FILE);
+  return join(
+    root ?? defaultBindingRoot(pkgDir),
+    `better-sqlite3-${version}`,
+    `${runtime.runtime}-${runtime.abi}-${platform}-${arch}`,
+    BINDING_FILE,
+  );
 }

@@ -15,7 +15,12 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BINDING_FILE, defaultBindingRoot, preparedBindingFile, sqlitePackageDir } from './sqlite-binding-path.mjs';
+import {
+  BINDING_FILE,
+  defaultBindingRoot,
+  preparedBindingFile,
+  sqlitePackageDir,
+} from './sqlite-binding-path.mjs';
 
 export { BINDING_FILE, defaultBindingRoot, preparedBindingFile, sqlitePackageDir };
 
@@ -35,7 +40,10 @@ export function probeRuntime(bin) {
     encoding: 'utf8',
     timeout: 60_000,
   });
-  if (r.status !== 0) throw new Error(`${bin} did not report its versions: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${bin} did not report its versions: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`,
+    );
   const versions = JSON.parse(r.stdout);
   return versions.electron
     ? { runtime: 'electron', version: versions.electron, abi: versions.modules }
@@ -65,16 +73,27 @@ export async function prepareSqliteBinding(bin, options = {}) {
     return { ok: false, reason: e.message };
   }
   const file = preparedBindingFile(rt, { root, pkgDir });
-  if (existsSync(file) && loads(bin, pkgDir, file).ok) return { ok: true, file, built: false, runtime: rt };
-  const headers = options.headers ?? (await runtimeHeaders(bin, rt, root, options.headersUrl ?? ELECTRON_HEADERS_URL));
-  if (typeof headers !== 'string') return { ok: false, reason: `SQLite cannot be prepared for ${runtimeName(rt)}: ${headers.reason}` };
+  if (existsSync(file) && loads(bin, pkgDir, file).ok)
+    return { ok: true, file, built: false, runtime: rt };
+  const headers =
+    options.headers ??
+    (await runtimeHeaders(bin, rt, root, options.headersUrl ?? ELECTRON_HEADERS_URL));
+  if (typeof headers !== 'string')
+    return {
+      ok: false,
+      reason: `SQLite cannot be prepared for ${runtimeName(rt)}: ${headers.reason}`,
+    };
   options.onBuild?.(runtimeName(rt));
   const built = await build(pkgDir, headers, file);
-  if (!built.ok) return { ok: false, reason: `SQLite cannot be built for ${runtimeName(rt)}: ${built.reason}` };
+  if (!built.ok)
+    return { ok: false, reason: `SQLite cannot be built for ${runtimeName(rt)}: ${built.reason}` };
   const check = loads(bin, pkgDir, file);
   if (!check.ok) {
     rmSync(dirname(file), { recursive: true, force: true });
-    return { ok: false, reason: `the SQLite binding built for ${runtimeName(rt)} does not load: ${check.reason}` };
+    return {
+      ok: false,
+      reason: `the SQLite binding built for ${runtimeName(rt)} does not load: ${check.reason}`,
+    };
   }
   return { ok: true, file, built: true, runtime: rt };
 }
@@ -84,7 +103,9 @@ async function runtimeHeaders(bin, rt, root, headersUrl) {
   if (rt.runtime === 'node') {
     // A Node install (and npm's node-<platform>-<arch> package) keeps its headers beside bin/.
     const dir = join(dirname(realpathSync(bin)), '..');
-    return existsSync(join(dir, 'include', 'node', 'node.h')) ? dir : { reason: `no headers beside ${bin} (include/node/node.h)` };
+    return existsSync(join(dir, 'include', 'node', 'node.h'))
+      ? dir
+      : { reason: `no headers beside ${bin} (include/node/node.h)` };
   }
   const devdir = join(root, 'headers');
   const dir = join(devdir, rt.version);
@@ -92,10 +113,22 @@ async function runtimeHeaders(bin, rt, root, headersUrl) {
   mkdirSync(devdir, { recursive: true });
   // node-gyp's own message for a network failure names no cause: ask once, briefly, first (not
   // behind a proxy, which Node's fetch would not use and node-gyp does).
-  const proxied = ['https_proxy', 'HTTPS_PROXY', 'npm_config_https_proxy', 'npm_config_proxy'].some((k) => process.env[k]);
-  const reachable = proxied ? null : await reach(`${headersUrl}/v${rt.version}/node-v${rt.version}-headers.tar.gz`);
-  if (reachable !== null) return { reason: `its headers cannot be downloaded from ${headersUrl} (${reachable}; offline?)` };
-  const r = await nodeGyp(['install', `--target=${rt.version}`, `--dist-url=${headersUrl}`, `--devdir=${devdir}`], devdir, {}, 5 * 60_000);
+  const proxied = ['https_proxy', 'HTTPS_PROXY', 'npm_config_https_proxy', 'npm_config_proxy'].some(
+    (k) => process.env[k],
+  );
+  const reachable = proxied
+    ? null
+    : await reach(`${headersUrl}/v${rt.version}/node-v${rt.version}-headers.tar.gz`);
+  if (reachable !== null)
+    return {
+      reason: `its headers cannot be downloaded from ${headersUrl} (${reachable}; offline?)`,
+    };
+  const r = await nodeGyp(
+    ['install', `--target=${rt.version}`, `--dist-url=${headersUrl}`, `--devdir=${devdir}`],
+    devdir,
+    {},
+    5 * 60_000,
+  );
   if (r.code !== 0 || !existsSync(join(dir, 'include', 'node', 'node.h')))
     return { reason: `node-gyp could not install its headers from ${headersUrl} (exit ${r.code})` };
   return dir;
@@ -104,7 +137,11 @@ async function runtimeHeaders(bin, rt, root, headersUrl) {
 /** Null when `url` answers, else why not (the network error's code, or the HTTP status). */
 async function reach(url) {
   try {
-    const res = await fetch(url, { method: 'HEAD', redirect: 'follow', signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(url, {
+      method: 'HEAD',
+      redirect: 'follow',
+      signal: AbortSignal.timeout(15_000),
+    });
     return res.ok ? null : `HTTP ${res.status}`;
   } catch (e) {
     return e.cause?.code ?? e.cause?.message ?? e.message;
@@ -118,12 +155,19 @@ async function build(pkgDir, headers, file) {
   rmSync(scratch, { recursive: true, force: true });
   try {
     mkdirSync(scratch, { recursive: true });
-    for (const part of ['binding.gyp', 'src', 'deps']) cpSync(join(pkgDir, part), join(scratch, part), { recursive: true });
+    for (const part of ['binding.gyp', 'src', 'deps'])
+      cpSync(join(pkgDir, part), join(scratch, part), { recursive: true });
     const jobs = String(Math.max(1, availableParallelism()));
     // npm_config_nodedir too: under `npm start` npm exports the user's own nodedir setting.
-    const r = await nodeGyp(['rebuild', '--release', `--nodedir=${headers}`, `--jobs=${jobs}`], scratch, { npm_config_nodedir: headers }, 20 * 60_000);
+    const r = await nodeGyp(
+      ['rebuild', '--release', `--nodedir=${headers}`, `--jobs=${jobs}`],
+      scratch,
+      { npm_config_nodedir: headers },
+      20 * 60_000,
+    );
     const out = join(scratch, 'build', 'Release', BINDING_FILE);
-    if (r.code !== 0 || !existsSync(out)) return { ok: false, reason: gypError(r.output) ?? `node-gyp exited with ${r.code}` };
+    if (r.code !== 0 || !existsSync(out))
+      return { ok: false, reason: gypError(r.output) ?? `node-gyp exited with ${r.code}` };
     mkdirSync(folder, { recursive: true });
     // A rename within one folder is atomic: a concurrent start sees the old state or the whole file.
     cpSync(out, `${file}.${process.pid}`);
@@ -139,9 +183,15 @@ async function build(pkgDir, headers, file) {
 /** Whether the runtime at `bin` opens a database through `file` (the binding's own check). */
 function loads(bin, pkgDir, file) {
   const script = `const D = require(${JSON.stringify(pkgDir)}); const db = new D(':memory:', { nativeBinding: ${JSON.stringify(file)} }); db.prepare('select 1').get(); db.close();`;
-  const r = spawnSync(bin, ['-e', script], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(bin, ['-e', script], {
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.status === 0) return { ok: true };
-  const line = (r.stderr || r.error?.message || '').split('\n').find((l) => /Error/.test(l)) ?? `exit ${r.status}`;
+  const line =
+    (r.stderr || r.error?.message || '').split('\n').find((l) => /Error/.test(l)) ??
+    `exit ${r.status}`;
   return { ok: false, reason: line.trim() };
 }
 
@@ -187,7 +237,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.stderr.write('usage: node scripts/sqlite-binding.mjs <node or electron binary>\n');
     process.exit(2);
   }
-  const result = await prepareSqliteBinding(bin, { onBuild: (name) => process.stdout.write(`Building SQLite for ${name}…\n`) });
+  const result = await prepareSqliteBinding(bin, {
+    onBuild: (name) => process.stdout.write(`Building SQLite for ${name}…\n`),
+  });
   if (!result.ok) {
     process.stderr.write(`${result.reason}\n`);
     process.exit(1);

@@ -33,7 +33,11 @@ async function probe(): Promise<Record<string, unknown>> {
   // The checkpointer's worker thread loads the binding on its own: its errors come back here.
   const file = join(dataDir, 'companion.db');
   const workerErrors: string[] = [];
-  const checkpointer = startWalCheckpointer(file, { nativeBinding, intervalMs: 20, onError: (e) => workerErrors.push(e) });
+  const checkpointer = startWalCheckpointer(file, {
+    nativeBinding,
+    intervalMs: 20,
+    onError: (e) => workerErrors.push(e),
+  });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const checkpointerMode = checkpointer.mode;
   await checkpointer.stop();
@@ -44,5 +48,13 @@ async function probe(): Promise<Record<string, unknown>> {
 }
 
 probe()
-  .then((result) => process.stdout.write(`${JSON.stringify({ ok: true, abi: process.versions.modules, node: process.versions.node, ...result })}\n`))
-  .catch((e: Error) => process.stdout.write(`${JSON.stringify({ ok: false, abi: process.versions.modules, error: e.message })}\n`));
+  .then((result) =>
+    process.stdout.write(
+      `${JSON.stringify({ ok: true, abi: process.versions.modules, node: process.versions.node, ...result })}\n`,
+    ),
+  )
+  .catch((e: Error) =>
+    process.stdout.write(
+      `${JSON.stringify({ ok: false, abi: process.versions.modules, error: e.message })}\n`,
+    ),
+  );

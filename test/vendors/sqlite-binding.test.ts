@@ -12,7 +12,11 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareSqliteBinding, sqlitePackageDir, type PrepareResult } from '../../scripts/sqlite-binding.mjs';
+import {
+  prepareSqliteBinding,
+  sqlitePackageDir,
+  type PrepareResult,
+} from '../../scripts/sqlite-binding.mjs';
 import { ensureVendorCli, VENDOR_CACHE } from '../support/vendor-clis';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -89,6 +93,11 @@ describe('the SQLite binding of a second runtime (Node 22 from npm)', () => {
 
   it('leaves the tree binding to Node 20, which still opens the database without one', () => {
     const result = runProbe(process.execPath, '');
-    expect(result).toMatchObject({ ok: true, abi: process.versions.modules, steeringStored: true, workerErrors: [] });
+    expect(result).toMatchObject({
+      ok: true,
+      abi: process.versions.modules,
+      steeringStored: true,
+      workerErrors: [],
+    });
   });
 });

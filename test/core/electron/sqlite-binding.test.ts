@@ -4,13 +4,25 @@
  * Electron 45 under ELECTRON_RUN_AS_NODE, as the real one does, and headers that cannot be
  * fetched. The build itself is proven with a real second runtime in test/vendors/sqlite-binding.test.ts.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { preparedSqliteBinding } from '../../../main/sqlite-binding';
-import { preparedBindingFile, prepareSqliteBinding, sqlitePackageDir } from '../../../scripts/sqlite-binding.mjs';
+import {
+  preparedBindingFile,
+  prepareSqliteBinding,
+  sqlitePackageDir,
+} from '../../../scripts/sqlite-binding.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'aep-sqlite-binding-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,9 +31,15 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function fakeElectron(version: string, abi: string): string {
   const dir = mkdtempSync(join(scratch, 'electron-'));
   const preload = join(dir, 'as-electron.cjs');
-  writeFileSync(preload, `Object.defineProperty(process, 'versions', { value: { ...process.versions, electron: ${JSON.stringify(version)}, modules: ${JSON.stringify(abi)} } });\n`);
+  writeFileSync(
+    preload,
+    `Object.defineProperty(process, 'versions', { value: { ...process.versions, electron: ${JSON.stringify(version)}, modules: ${JSON.stringify(abi)} } });\n`,
+  );
   const bin = join(dir, 'electron');
-  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -r ${JSON.stringify(preload)} "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -r ${JSON.stringify(preload)} "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   return bin;
 }
@@ -41,7 +59,11 @@ describe.skipIf(process.platform === 'win32')('preparing SQLite for Electron', (
     const root = join(scratch, 'offline');
     const url = await deadUrl();
     let built = false;
-    const result = await prepareSqliteBinding(bin, { root, headersUrl: url, onBuild: () => (built = true) });
+    const result = await prepareSqliteBinding(bin, {
+      root,
+      headersUrl: url,
+      onBuild: () => (built = true),
+    });
     expect(result.ok).toBe(false);
     const reason = (result as { reason: string }).reason;
     expect(reason).toContain('SQLite cannot be prepared for Electron 45.5.0');
@@ -61,11 +83,18 @@ describe.skipIf(process.platform === 'win32')('preparing SQLite for Electron', (
     mkdirSync(dirname(file), { recursive: true });
     copyFileSync(join(sqlitePackageDir(), 'build', 'Release', 'better_sqlite3.node'), file);
     const result = await prepareSqliteBinding(bin, { root, headersUrl: await deadUrl() });
-    expect(result).toMatchObject({ ok: true, file, built: false, runtime: { runtime: 'electron', version: '45.5.0', abi: '150' } });
+    expect(result).toMatchObject({
+      ok: true,
+      file,
+      built: false,
+      runtime: { runtime: 'electron', version: '45.5.0', abi: '150' },
+    });
   });
 
   it('says so in one line when the runtime does not run at all', async () => {
-    const result = await prepareSqliteBinding(join(scratch, 'no-such-electron'), { root: join(scratch, 'none') });
+    const result = await prepareSqliteBinding(join(scratch, 'no-such-electron'), {
+      root: join(scratch, 'none'),
+    });
     expect(result.ok).toBe(false);
     expect((result as { reason: string }).reason).not.toContain('\n');
   });
@@ -77,7 +106,9 @@ describe('the binding each runtime loads', () => {
     mkdirSync(pkgDir, { recursive: true });
     writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ version: '12.6.2' }));
     expect(preparedSqliteBinding({ ...process.versions }, pkgDir)).toBeUndefined();
-    expect(preparedSqliteBinding({ ...process.versions, electron: '45.5.0', modules: '150' }, pkgDir)).toBeUndefined();
+    expect(
+      preparedSqliteBinding({ ...process.versions, electron: '45.5.0', modules: '150' }, pkgDir),
+    ).toBeUndefined();
   });
 
   it('is the one prepared beside the tree for that runtime’s ABI, and only that one', () => {
@@ -88,9 +119,13 @@ describe('the binding each runtime loads', () => {
     mkdirSync(dirname(electronFile), { recursive: true });
     writeFileSync(electronFile, '');
     expect(electronFile.startsWith(join(scratch, 'pkg2', 'node_modules', '.cache'))).toBe(true);
-    expect(preparedSqliteBinding({ ...process.versions, electron: '45.5.0', modules: '150' }, pkgDir)).toBe(electronFile);
+    expect(
+      preparedSqliteBinding({ ...process.versions, electron: '45.5.0', modules: '150' }, pkgDir),
+    ).toBe(electronFile);
     // Another Electron line (another ABI) and Node itself do not take it.
-    expect(preparedSqliteBinding({ ...process.versions, electron: '46.0.0', modules: '151' }, pkgDir)).toBeUndefined();
+    expect(
+      preparedSqliteBinding({ ...process.versions, electron: '46.0.0', modules: '151' }, pkgDir),
+    ).toBeUndefined();
     expect(preparedSqliteBinding({ ...process.versions, modules: '150' }, pkgDir)).toBeUndefined();
   });
 });
