@@ -25,7 +25,7 @@ import { quitGuard } from './electron/quit-guard';
 import { runningLaunched } from './core/agents/launched-feature';
 import { showNativeNotification } from './electron/native-notify';
 import { closeQuickInstruct, showQuickInstruct } from './electron/quick-instruct-window';
-import { destroyTray, showTray, updateTray } from './electron/tray';
+import { destroyTray, shownTray, showTray, updateTray } from './electron/tray';
 import { TrayFeed } from './electron/tray-feed';
 import { EMPTY_TRAY_STATE, type TrayAction } from './electron/tray-items';
 
@@ -201,6 +201,8 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
     onClick: () => openConsole(),
   });
   void feed.refresh();
+  // The desktop smoke test (test/electron) reads the tray's menu from the main process's globals.
+  if (process.env.AEP_COMPANION_INSPECT === '1') Object.assign(globalThis, { aepCompanionTray: shownTray });
 
   const applyStartAtLogin = (enabled: boolean): void => {
     try {
