@@ -13,6 +13,7 @@ import { configureLogging, type LogLevel } from './core/logger';
 import { StoreError } from './core/store/store-error';
 import type { InstallerHost } from './core/installer/installer-env';
 import { installerHostFromProcess } from './installer-host';
+import { sqliteBindingForThisProcess } from './sqlite-binding';
 import { midTurnOverrideFromEnv } from './core/launched/steer/toggle';
 
 /** Options of the headless host. */
@@ -29,6 +30,8 @@ export interface HeadlessOptions {
   readonly installerHost?: InstallerHost;
   /** Where setting overrides are read (AEP_COMPANION_MID_TURN_STEERING); by default this process's environment. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** SQLite's native binding for this runtime (`DaemonOptions.nativeBinding`); by default main/sqlite-binding.ts's choice. */
+  readonly nativeBinding?: string;
 }
 
 /** Where the standard streams go (tests pass their own). */
@@ -81,6 +84,7 @@ export async function startHeadless(
       consoleDir: options.consoleDir ?? defaultConsoleDir(),
       version: options.version,
       installerHost: options.installerHost ?? installerHostFromProcess(),
+      nativeBinding: options.nativeBinding ?? sqliteBindingForThisProcess(),
     });
   } catch (e) {
     if (e instanceof DaemonStartError || e instanceof StoreError) {

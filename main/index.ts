@@ -11,6 +11,7 @@ import { installLastResort } from './core/last-resort';
 import { createLogger } from './core/logger';
 import type { DaemonHandle } from './core/daemon';
 import { startHeadless, stopHeadless } from './headless';
+import { sqliteBindingForThisProcess } from './sqlite-binding';
 import { installAppMenu, type MenuHandlers } from './electron/app-menu';
 import { appPaths, dataDirName } from './electron/app-paths';
 import { notifyOnAttention } from './electron/attention-notifier';
@@ -24,7 +25,7 @@ import { quitGuard } from './electron/quit-guard';
 import { runningLaunched } from './core/launched/launched-feature';
 import { showNativeNotification } from './electron/native-notify';
 import { closeQuickInstruct, showQuickInstruct } from './electron/quick-instruct-window';
-import { destroyTray, showTray, updateTray } from './electron/tray';
+import { destroyTray, shownTray, showTray, updateTray } from './electron/tray';
 import { TrayFeed } from './electron/tray-feed';
 import { EMPTY_TRAY_STATE, type TrayAction } from './electron/tray-items';
 
@@ -84,9 +85,12 @@ function boot(): void {
 async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open: (route?: string) => void) => void): Promise<void> {
   const paths = appPaths({ appPath: app.getAppPath(), resourcesPath: process.resourcesPath, packaged: app.isPackaged, platform: process.platform });
   let startError = '';
+  // Electron's ABI is not the Node ABI the tree's better-sqlite3 was built for: in development the
+  // binding `npm start` prepared for Electron is loaded; the packaged app's own was rebuilt for it.
+  const nativeBinding = app.isPackaged ? undefined : sqliteBindingForThisProcess();
   const daemon: DaemonHandle | null = await startHeadless(
     // The --port launch option wins; without it the daemon binds the stored `server.port` (8787 by default).
-    { dataDir, port: options.port ?? undefined, consoleDir: paths.consoleDir, version: app.getVersion() },
+    { dataDir, port: options.port ?? undefined, consoleDir: paths.consoleDir, version: app.getVersion(), nativeBinding },
     {
       // The browser link with the operator token is for `serve`; the desktop window gets the
       // token over the bridge, so it is kept off this process's stdout.
@@ -100,7 +104,8 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
     },
   );
   if (daemon === null) {
-    dialog.showErrorBox(`${PRODUCT_NAME} could not start`, startError.replace(/^aep-companion serve: /, ''));
+    const hint = !app.isPackaged && nativeBinding === undefined ? ' (start the app with npm start, which prepares SQLite for Electron)' : '';
+    dialog.showErrorBox(`${PRODUCT_NAME} could not start`, `${startError.replace(/^aep-companion serve: /, '')}${hint}`);
     app.exit(1);
     return;
   }
@@ -196,6 +201,8 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
     onClick: () => openConsole(),
   });
   void feed.refresh();
+  // The desktop smoke test (test/electron) reads the tray's menu from the main process's globals.
+  if (process.env.AEP_COMPANION_INSPECT === '1') Object.assign(globalThis, { aepCompanionTray: shownTray });
 
   const applyStartAtLogin = (enabled: boolean): void => {
     try {

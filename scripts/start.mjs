@@ -1,11 +1,13 @@
 // `npm start`: launch the desktop app; where Electron cannot run (binary missing and not
-// downloadable, or no display), say so in one line and run the headless daemon instead,
-// which prints the browser console URL.
+// downloadable, no display, or no SQLite binding for Electron's ABI and none can be built), say so
+// in one line and run the headless daemon instead, which prints the browser console URL. The
+// binding is built once, at the first start (scripts/sqlite-binding.mjs), beside the tree's own.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareSqliteBinding } from './sqlite-binding.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -42,7 +44,7 @@ function electronBinary() {
     // Bounded, so a network that swallows packets delays the fallback by two minutes at most.
     const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { stdio: 'ignore', timeout: 120_000 });
     bin = r.status === 0 ? locate() : null;
-    if (!bin) return { reason: 'the Electron binary is missing and could not be downloaded' };
+    if (!bin) return { reason: 'the Electron binary is missing and could not be downloaded (offline?)' };
   }
   return { bin };
 }
@@ -68,10 +70,23 @@ function serveInstead(reason) {
   child.on('exit', (code, signal) => process.exit(signal ? 0 : (code ?? 0)));
 }
 
+/**
+ * The Electron main process opens SQLite through a binding built for Electron's ABI; it finds the
+ * one prepared here (main/sqlite-binding.ts). Null when ready, else the one-line reason.
+ */
+async function sqliteForElectron(bin) {
+  const result = await prepareSqliteBinding(bin, {
+    onBuild: (name) => console.log(`Building SQLite for ${name} (first start only, a minute or two)…`),
+  });
+  return result.ok ? null : result.reason;
+}
+
 ensureBuilt();
 const electron = electronBinary();
+const sqliteProblem = electron.bin && hasDisplay() ? await sqliteForElectron(electron.bin) : null;
 if (!electron.bin) serveInstead(electron.reason);
 else if (!hasDisplay()) serveInstead('no display');
+else if (sqliteProblem) serveInstead(sqliteProblem);
 else {
   const startedAt = Date.now();
   const child = spawn(electron.bin, [root, ...args], { cwd: root, stdio: 'inherit' });

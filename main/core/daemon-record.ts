@@ -34,11 +34,14 @@ function writeRecord(dataDir: string, record: { url?: string; pid: number }): vo
   renameSync(tmp, file);
 }
 
-/** Takes the data directory for this process; throws `ClaimError` when another daemon holds it. */
-export function claimDataDir(dataDir: string): DataDirClaim {
+/**
+ * Takes the data directory for this process; throws `ClaimError` when another daemon holds it.
+ * `nativeBinding`: SQLite's binding for this runtime (`OpenDbOptions.nativeBinding`).
+ */
+export function claimDataDir(dataDir: string, nativeBinding?: string): DataDirClaim {
   let lock;
   try {
-    lock = tryLockDataDir(dataDir);
+    lock = tryLockDataDir(dataDir, nativeBinding);
   } catch (e) {
     throw new ClaimError('unusable', `cannot lock ${join(dataDir, 'daemon.lock')}: ${(e as Error).message}`);
   }

@@ -67,6 +67,12 @@ export interface DaemonOptions {
   readonly installerHost?: InstallerHost;
   /** Settings the host forces (its environment), winning over the stored value while set. */
   readonly settingOverrides?: DaemonContext['settingOverrides'];
+  /**
+   * better-sqlite3's native binding for this runtime (its `nativeBinding` option), for every
+   * connection the daemon opens; absent: the package's own build. Chosen by the host
+   * (main/sqlite-binding.ts): the Electron main process needs one built for Electron's ABI.
+   */
+  readonly nativeBinding?: string;
 }
 
 /** A running daemon. */
@@ -130,7 +136,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   // data directory cannot start, and no CLI command writes the database behind this one's back.
   let claim: ReturnType<typeof claimDataDir>;
   try {
-    claim = claimDataDir(dataDir);
+    claim = claimDataDir(dataDir, options.nativeBinding);
   } catch (e) {
     if (!(e instanceof ClaimError)) throw e;
     throw new DaemonStartError(e.code === 'locked' ? 'locked' : 'data-dir', e.message, { cause: e });
@@ -153,6 +159,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     // within milliseconds (store/deferred-commit.ts), so a hook at concurrency 1 pays no COMMIT.
     db = openDb(dbFile, {
       autoCheckpoint: false,
+      nativeBinding: options.nativeBinding,
       deferCommits: { onError: (e) => log.warn('deferred commit failed; its turns stay in the commit journal', { error: String(e) }) },
     });
   } catch (e) {
@@ -163,6 +170,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
 
   // Checkpoints run off the event loop, so no hook reply or ack waits for one.
   const checkpointer = startWalCheckpointer(dbFile, {
+    nativeBinding: options.nativeBinding,
     // A WAL past the size bound is truncated from this connection between two group commits.
     writer: db,
     onError: (message) => log.warn('WAL checkpoint failed', { message }),
@@ -193,6 +201,7 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       maxEventsPerSession: settings.get('retention.maxEventsPerSession'),
       // A failing replay helper costs speed, never rows: said, not thrown.
       replayHelper: {
+        nativeBinding: options.nativeBinding,
         onError: (error, off) =>
           log.warn(off ? 'replay helper turned off; replays read on one connection' : 'replay helper failed; its part was read here', { error }),
       },

@@ -17,6 +17,10 @@ export interface TrayDeps {
 }
 
 let deps: TrayDeps | null = null;
+let shownItems: readonly TrayItem[] = [];
+
+/** The menu items the tray shows now (empty before the tray exists): for the desktop smoke test. */
+export const shownTray = (): { readonly items: readonly TrayItem[] } => ({ items: tray === null ? [] : shownItems });
 
 const template = (items: readonly TrayItem[], onAction: (a: TrayAction) => void): MenuItemConstructorOptions[] =>
   items.map((item): MenuItemConstructorOptions => {
@@ -59,7 +63,8 @@ export function updateTray(state: TrayState): void {
   app.setBadgeCount(badge.count);
   // Windows has no badge count: the taskbar button of each window carries an overlay icon instead.
   if (process.platform === 'win32') showOverlay(badge.count > 0 ? deps.iconPath('attention') : null, badge.sentence ?? '');
-  tray.setContextMenu(Menu.buildFromTemplate(template(trayItems(state), deps.onAction)));
+  shownItems = trayItems(state);
+  tray.setContextMenu(Menu.buildFromTemplate(template(shownItems, deps.onAction)));
 }
 
 /** Sets (or, with null, clears) the taskbar overlay icon of every window, with its spoken description. */

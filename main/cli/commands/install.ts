@@ -38,8 +38,9 @@ export async function withAudit(
   try {
     const { openDb } = await import('../../core/store/open-db');
     const { AuditLog } = await import('../../core/store/audit-log');
+    const { sqliteBindingForThisProcess } = await import('../../sqlite-binding');
     mkdirSync(env.dataDir, { recursive: true, mode: 0o700 });
-    const db = openDb(join(env.dataDir, 'companion.db'));
+    const db = openDb(join(env.dataDir, 'companion.db'), { nativeBinding: sqliteBindingForThisProcess() });
     return { env: { ...env, audit: new AuditLog(db) }, close: () => db.close() };
   } catch (e) {
     process.stderr.write(

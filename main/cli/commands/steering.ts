@@ -67,8 +67,10 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
   const { AuditLog } = await import('../../core/store/audit-log');
   const { KillSwitch } = await import('../../core/steering/kill-switch');
   const { describeHolder, recordedHolder, tryLockDataDir } = await import('../../core/store/daemon-lock');
+  const { sqliteBindingForThisProcess } = await import('../../sqlite-binding');
+  const nativeBinding = sqliteBindingForThisProcess();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lock = tryLockDataDir(dataDir);
+  const lock = tryLockDataDir(dataDir, nativeBinding);
   if (lock === null) {
     const holder = recordedHolder(dataDir);
     return {
@@ -79,7 +81,7 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
   }
   let db;
   try {
-    db = openDb(join(dataDir, 'companion.db'));
+    db = openDb(join(dataDir, 'companion.db'), { nativeBinding });
   } catch (e) {
     lock.release();
     throw e;

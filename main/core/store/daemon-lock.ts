@@ -26,9 +26,10 @@ export interface LockHolder {
 /**
  * Takes the data directory's lock without waiting; null when another process (or another daemon in
  * this process) holds it. Throws on an unusable lock file (unwritable directory, not SQLite).
+ * `nativeBinding`: as `OpenDbOptions.nativeBinding`.
  */
-export function tryLockDataDir(dataDir: string): DataDirLock | null {
-  const db = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
+export function tryLockDataDir(dataDir: string, nativeBinding?: string): DataDirLock | null {
+  const db = new Database(join(dataDir, LOCK_FILE), { timeout: 0, nativeBinding });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     // The first write takes the EXCLUSIVE lock; in this locking mode it is kept after COMMIT.

@@ -24,6 +24,12 @@ export interface OpenDbOptions {
    * (deferred-commit.ts; the daemon's connection). Off by default and for `:memory:`.
    */
   readonly deferCommits?: Omit<DeferredCommitOptions, 'journalPath'>;
+  /**
+   * better-sqlite3's native binding to load (its `nativeBinding` option): the host passes one built
+   * for its runtime's ABI when that is not the ABI the package was built for (Electron's main
+   * process). Absent: the package's own build.
+   */
+  readonly nativeBinding?: string;
 }
 
 /** The commit journal of the database `file` (deferred-commit.ts). */
@@ -50,7 +56,7 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
   try {
     // SQLite creates the -wal and -shm files with the database file's mode: create it 0600 first.
     precreate(file);
-    db = new BetterSqlite3(file);
+    db = new BetterSqlite3(file, { nativeBinding: options.nativeBinding });
   } catch (error) {
     throw toStoreError(error, file) ?? error;
   }

@@ -43,6 +43,8 @@ export interface ReplayHelperOptions {
   readonly wait?: 'block' | 'spin';
   /** Told each failure (the replay goes on, read by the caller) and whether the helper is now off for good. */
   readonly onError?: (message: string, off: boolean) => void;
+  /** SQLite's binding for this runtime, loaded by the worker (`OpenDbOptions.nativeBinding`). */
+  readonly nativeBinding?: string;
 }
 
 /** Whether this thread may block in `Atomics.wait` (a browser's main thread may not). */
@@ -73,7 +75,7 @@ const port = workerData.port;
 let db, stmt;
 try {
   const Database = require(workerData.modulePath);
-  db = new Database(workerData.file, { fileMustExist: true });
+  db = new Database(workerData.file, { fileMustExist: true, nativeBinding: workerData.nativeBinding });
   db.pragma('query_only = 1');
   // A read waits out the writer's brief exclusive moments (WAL recovery) instead of failing.
   db.pragma('busy_timeout = 200');
@@ -133,6 +135,7 @@ export class ReplayHelper {
   private readonly maxFailures: number;
   private readonly block: boolean;
   private readonly onError: ReplayHelperOptions['onError'];
+  private readonly nativeBinding: string | undefined;
   /** The last failure's reason, for diagnostics. */
   lastError: string | undefined;
 
@@ -150,6 +153,7 @@ export class ReplayHelper {
     this.cacheKiB = Math.max(64, Math.trunc(options.cacheKiB ?? 4_096));
     this.maxFailures = options.maxFailures ?? 3;
     this.onError = options.onError;
+    this.nativeBinding = options.nativeBinding;
     this.block = (options.wait ?? (mayBlock() ? 'block' : 'spin')) === 'block';
   }
 
@@ -301,6 +305,7 @@ export class ReplayHelper {
         file: this.file,
         sql: this.sql,
         modulePath: createRequire(import.meta.url).resolve('better-sqlite3'),
+        nativeBinding: this.nativeBinding,
         cacheKiB: this.cacheKiB,
         words: words.buffer,
         port: port2,

@@ -60,6 +60,8 @@ export interface WalCheckpointerOptions {
    * (read from the WAL index; -1 when that could not be read) and how long the event loop waited.
    */
   readonly onRestart?: (restart: { framesLeft: number; ms: number }) => void;
+  /** SQLite's binding for this runtime, loaded by the worker too (`OpenDbOptions.nativeBinding`). */
+  readonly nativeBinding?: string;
 }
 
 /** The WAL size past which it is restarted (RESTART) instead of only copied (PASSIVE). */
@@ -73,7 +75,7 @@ const report = (e) => parentPort.postMessage({ error: String((e && e.message) ||
 let db;
 try {
   const Database = require(workerData.modulePath);
-  db = new Database(workerData.file, { fileMustExist: true });
+  db = new Database(workerData.file, { fileMustExist: true, nativeBinding: workerData.nativeBinding });
   db.pragma('busy_timeout = 1000');
   // A checkpoint copies frames without the page cache: keep this connection's small.
   db.pragma('cache_size = -256');
@@ -189,6 +191,7 @@ export function startWalCheckpointer(file: string, options: WalCheckpointerOptio
       workerData: {
         file,
         modulePath,
+        nativeBinding: options.nativeBinding,
         intervalMs: options.intervalMs ?? 500,
         maxWalBytes,
         tailFrames: TAIL_FRAMES,
