@@ -207,6 +207,8 @@ export interface ApiContract {
   /** The matching audit rows as a file: JSON Lines or CSV (newest first). */
   'GET /api/audit/export': { req: Omit<AuditQuery, 'limit'> & { format: 'jsonl' | 'csv' }; res: string };
   'POST /api/tokens/rotate': { req: { which: 'operator' | 'hook' }; res: { which: 'operator' | 'hook'; token: string } };
+  /** Sets the browser console's HttpOnly cookie (standing for the operator token on this daemon's origin). */
+  'POST /api/auth/cookie': { req: void; res: { signedIn: true } };
   'GET /api/installer/detect': { req: void; res: readonly VendorDetection[] };
   'POST /api/installer/plan': { req: InstallOptions; res: InstallPlan };
   'POST /api/installer/apply': { req: InstallOptions; res: InstallPlan };

@@ -12,6 +12,7 @@ import { sessionsApi } from '../api/sessions-api';
 import { steeringApi } from '../api/steering-api';
 import { vendorsApi } from '../api/vendors-api';
 import type { DaemonContext, Disposer, Feature } from '../daemon-context';
+import { isSyntheticHook } from '../installer/synthetic-hook';
 import { createLogger } from '../logger';
 import { EpochsRepo } from '../store/epochs-repo';
 import { fileMapRefusal } from '../store/file-map';
@@ -236,7 +237,10 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const disposers: Disposer[] = [
       // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
       provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock }),
-      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, clock()), intake)),
+      // Doctor's synthetic hooks prove the route but are no agent's activity: the status bar skips them.
+      ctx.routes.register(hookRoute(service, (vendor, payload) => {
+        if (!isSyntheticHook(payload)) ctx.reportHook(vendor, clock());
+      }, intake)),
       // Whatever else the listener serves sees every answered call's events and session rows.
       ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),
       ctx.api.register({

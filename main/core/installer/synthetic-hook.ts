@@ -48,3 +48,13 @@ export function syntheticPayload(vendor: VendorId, cwd: string): Record<string, 
       };
   }
 }
+
+/**
+ * Whether a hook payload is doctor's synthetic hook (any vendor's shape above): it proves the
+ * route answers and never counts as an agent's activity (the status bar's last hook).
+ */
+export function isSyntheticHook(payload: unknown): boolean {
+  if (payload === null || typeof payload !== 'object') return false;
+  const p = payload as Record<string, unknown>;
+  return p.session_id === DOCTOR_SESSION || p.taskId === DOCTOR_SESSION;
+}
