@@ -7,10 +7,11 @@ import { StepFooter } from './StepFooter';
 import { Ticked } from './Ticked';
 
 function Installed({ d }: { d: VendorDetection }) {
-  if (!d.installed) return <Badge tone="muted">not installed</Badge>;
+  // This is about the companion's hooks; whether the agent itself is there is the CLI line below.
+  if (!d.installed) return <Badge tone="muted">hooks not installed</Badge>;
   return (
     <Badge tone="ok" dot>
-      installed{d.installed.instruct ? ' · steering opt-in' : ''}
+      hooks installed{d.installed.instruct ? ' · steering opt-in' : ''}
       {d.installed.permissions ? ' · permission prompts' : ''}
     </Badge>
   );
