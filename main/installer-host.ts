@@ -25,11 +25,13 @@ function managedPolicyFiles(platform: NodeJS.Platform): InstallerEnv['managedPol
 
 /**
  * This install's `bin/aep-companion.mjs`: two folders up from the bundle this module is built
- * into (out/cli for the command line and `serve`, out/main for the app); absent when not there.
+ * into (out/cli for the command line and `serve`, out/main for the app), or three (a bundle under
+ * .cache/, as tests build the command line); absent when not there.
  */
 function cliEntry(): string | undefined {
-  const file = fileURLToPath(new URL('../../bin/aep-companion.mjs', import.meta.url));
-  return existsSync(file) ? file : undefined;
+  return ['../../bin/aep-companion.mjs', '../../../bin/aep-companion.mjs']
+    .map((c) => fileURLToPath(new URL(c, import.meta.url)))
+    .find((file) => existsSync(file));
 }
 
 /** The installer host of this process. */
