@@ -167,6 +167,13 @@ describe('setup wizard against serve with a temp HOME', () => {
     await plan.waitFor();
     const diff = plan.locator(`[data-testid=diff][data-path="${claudeSettings()}"]`);
     const text = await diff.innerText();
+    // The settings file comes first and open; the companion's launcher scripts after it, collapsed.
+    const files = plan.locator('[data-testid=diff]');
+    expect(await files.first().getAttribute('data-path')).toBe(claudeSettings());
+    for (let i = 1; i < (await files.count()); i++) {
+      expect(await files.nth(i).getAttribute('data-path')).toContain(join(daemon.dataDir, 'bin'));
+      expect(await files.nth(i).evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    }
     const launcher = join(daemon.dataDir, 'bin', 'aep-companion-hook');
     expect(text).toContain(`+            "command": "AEP_INSTRUCT=1 ${launcher} claude-code"`);
     expect(text).toContain('+    "PreToolUse": [');
@@ -386,6 +393,7 @@ describe('wizard logic', () => {
     expect(diffStat(diff)).toEqual({ added: 2, removed: 1 });
     expect(isLauncherFile('/d/bin/aep-companion-hook.cjs')).toBe(true);
     expect(isLauncherFile('/d/bin/aep-companion-hook.mjs')).toBe(true);
+    expect(isLauncherFile('/d/bin/aep-companion-hook.bash')).toBe(true);
     expect(isLauncherFile('/h/.claude/settings.json')).toBe(false);
     expect(hookArrived(undefined, undefined)).toBe(false);
     expect(hookArrived(undefined, '2026-01-01T00:00:01Z')).toBe(true);

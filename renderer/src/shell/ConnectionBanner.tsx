@@ -11,7 +11,10 @@ export function ConnectionBanner() {
   if (!connection.signedIn) {
     return (
       <div className="banner banner-bad" role="alert">
-        <strong>This browser is not signed in to the daemon.</strong> Open the console once from the link <code>serve</code> prints (it ends in <code>#token=…</code>); after that, reloads and other tabs of this address work on their own.
+        <span>
+          <strong>This browser is not signed in to the daemon.</strong> Open the console once from the link <code>serve</code> prints (it ends in <code>#token=…</code>);
+          after that, reloads and other tabs of this address work on their own.
+        </span>
       </div>
     );
   }
