@@ -49,7 +49,7 @@ function RoutedView({ route }: { route: Route }) {
         <EmptyState title="Set up your agents" action={<a className="btn btn-primary" href="#/sessions">Back to sessions</a>}>
           <p>
             The setup wizard installs the companion's hooks into Claude Code, Codex CLI, Qwen Code, the VS Code agent and Hermes, showing the exact change before it writes anything. Until it is available here, run{' '}
-            <code>aep-companion install &lt;vendor&gt;</code> in a terminal, then start an agent session.
+            <code>npx aep-companion install --vendor &lt;vendor&gt;</code> in a terminal, then start an agent session.
           </p>
         </EmptyState>
       );

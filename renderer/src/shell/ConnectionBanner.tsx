@@ -21,7 +21,7 @@ export function ConnectionBanner() {
   if (store.tokenRefused) {
     return (
       <div className="banner banner-bad" role="alert" data-testid="token-refused-banner">
-        <strong>The daemon refused this console's operator token.</strong> It may have been rotated from another window or the CLI. Open the console again from the link <code>aep-companion serve</code> prints, or from the desktop app.
+        <strong>The daemon refused this console's operator token.</strong> It may have been rotated from another window or the CLI. Open the console again from the link <code>serve</code> prints, or from the desktop app.
       </div>
     );
   }

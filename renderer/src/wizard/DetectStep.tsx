@@ -28,7 +28,7 @@ export function DetectStep({ detections, onRefresh, onBack, onNext }: { detectio
         <div className="wz-alert wz-alert-bad" role="alert" data-testid="detect-error">
           <strong>The daemon could not look for agents.</strong> {detections.error}
           <span className="wz-alert-hint small">
-            Nothing was changed. You can still install from a terminal, which shows the same preview first: <code>aep-companion install --vendor claude-code --instruct --dry-run</code>
+            Nothing was changed. You can still install from a terminal, which shows the same preview first: <code>npx aep-companion install --vendor claude-code --instruct --dry-run</code> (in the companion’s folder)
           </span>
         </div>
       ) : null}
