@@ -311,11 +311,11 @@ describe('console against the real daemon', () => {
 
   test('rotating the operator token keeps this console working and locks the old token out', async () => {
     await page.goto(at('#/settings'));
+    const cookieName = `aep-console-${new URL(daemon.url).port}`;
+    const before = (await context.cookies(daemon.url)).find((c) => c.name === cookieName)!.value;
     await page.getByRole('button', { name: 'Rotate…' }).first().click();
     await page.getByRole('dialog', { name: 'Rotate the operator token?' }).getByRole('button', { name: 'Rotate' }).click();
     await page.getByText('The operator token was replaced.').waitFor();
-    const cookieName = `aep-console-${new URL(daemon.url).port}`;
-    const before = (await context.cookies(daemon.url)).find((c) => c.name === cookieName)!.value;
     // This window renewed its cookie for the new token, so a reload still works.
     await expect.poll(async () => (await context.cookies(daemon.url)).find((c) => c.name === cookieName)?.value).not.toBe(before);
     const old = await fetch(`${daemon.url}/api/status`, { headers: { authorization: `Bearer ${daemon.operatorToken}` } });
