@@ -163,6 +163,40 @@ describe('the console as a desktop app', () => {
     await tab.close();
   });
 
+  test("the wizard marks what doctor cannot see with a question mark, not a tick, and shows the settings before the launcher", async () => {
+    const step = (name: string) => page.locator(`[data-testid=wizard-step][data-step=${name}]`);
+    const next = () => page.getByTestId('wizard-next').click();
+    await page.goto(`${daemon.url}/#/setup`);
+    await step('welcome').waitFor();
+    await next();
+    await page.locator('[data-testid=detect-row][data-vendor=codex]').waitFor();
+    expect(await page.locator('[data-testid=detect-row][data-vendor=codex]').innerText()).toContain('hooks not installed');
+    await next();
+    await step('choose').waitFor();
+    await page.getByTestId('choose-codex').check();
+    await next();
+    await step('capture').waitFor();
+    await next();
+    await step('steering').waitFor();
+    await next();
+    const plan = page.locator('[data-testid=plan][data-vendor=codex][data-state=ok]');
+    await plan.waitFor();
+    const files = await plan.locator('[data-testid=diff]').evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), open: (e as HTMLDetailsElement).open })));
+    expect(files[0]).toEqual({ path: join(daemon.home, '.codex', 'hooks.json'), open: true });
+    expect(files.slice(1).every((f) => f.path!.includes(join('data', 'bin')) && !f.open)).toBe(true);
+    await page.getByTestId('wizard-apply').click();
+    await page.locator('[data-testid=apply-result][data-vendor=codex][data-state=ok]').waitFor();
+    await next();
+    await page.locator('[data-testid=doctor][data-vendor=codex][data-state=ok]').waitFor();
+    const trust = page.locator('[data-testid=doctor][data-vendor=codex] [data-testid=finding][data-check=trust]');
+    expect(await trust.getAttribute('data-unchecked')).toBe('true');
+    expect(await trust.locator('.wz-finding-icon').innerText()).toBe('?');
+    expect(await trust.locator('.wz-finding-icon').getAttribute('aria-label')).toBe('not checked');
+    expect(await page.locator('h3', { hasText: 'Doctor' }).innerText()).toContain('doctor cannot see');
+    await trust.scrollIntoViewIfNeeded();
+    await shootBothThemes(page, 'wizard-verify-codex-unchecked');
+  });
+
   test('the pages logged no errors', () => {
     expect(pageErrors).toEqual([]);
   });
