@@ -92,6 +92,8 @@ describe('the console as a desktop app', () => {
     const banner = outside.getByRole('alert').filter({ hasText: 'This browser is not signed in' });
     await banner.waitFor();
     expect(await banner.innerText()).toContain('#token=');
+    // No view waits forever behind it.
+    expect(await outside.getByText('Loading sessions…').count()).toBe(0);
     await shootBothThemes(outside, 'not-signed-in');
     await stranger.close();
   });

@@ -9,6 +9,7 @@ import { StreamView } from '../views/stream/StreamView';
 import { SettingsView } from '../views/settings/SettingsView';
 import { EmptyState } from '../ui/EmptyState';
 import { ConnectionBanner } from './ConnectionBanner';
+import { useConsole } from './console-context';
 import { Header } from './Header';
 import { routeSlots } from './route-slots';
 import { StatusBar } from './StatusBar';
@@ -62,6 +63,7 @@ function RoutedView({ route }: { route: Route }) {
 /** The app. */
 export function App() {
   const route = useRoute();
+  const { connection } = useConsole();
   useFirstRunRedirect(route);
   useAttentionTitle();
 
@@ -88,7 +90,8 @@ export function App() {
       <Header route={route} />
       <ConnectionBanner />
       <main id="main" className="main" tabIndex={-1}>
-        <RoutedView route={route} />
+        {/* Not signed in, a view could only wait for what never comes: the banner says what to do. */}
+        {connection.signedIn ? <RoutedView route={route} /> : null}
       </main>
       <StatusBar />
     </div>
