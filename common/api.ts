@@ -107,6 +107,21 @@ export interface DoctorFinding {
   readonly ok: boolean;
   readonly message: string;
   readonly remedy: string | null;
+  /** Doctor cannot check this (it is no failure, and no pass either): shown as a note. */
+  readonly unchecked?: true;
+}
+
+/** The `aep-companion` command-line launcher: where it goes, what it runs, whether it is there and on PATH. */
+export interface CommandLineState {
+  readonly path: string;
+  /** This install's `bin/aep-companion.mjs`, which the launcher runs. */
+  readonly entry: string;
+  /** `other`: a file of that name that the companion did not write (never touched). */
+  readonly installed: 'ours' | 'other' | 'absent';
+  /** Ours and running this install's entry with this runtime. */
+  readonly current: boolean;
+  /** Whether the launcher's folder is on the user's PATH (else the full path must be typed). */
+  readonly onPath: boolean;
 }
 
 /** `GET /api/sessions` and `GET /api/sessions/page` query: a keyset page, most recent first. */
@@ -212,6 +227,12 @@ export interface ApiContract {
   /** The matching audit rows as a file: JSON Lines or CSV (newest first). */
   'GET /api/audit/export': { req: Omit<AuditQuery, 'limit'> & { format: 'jsonl' | 'csv' }; res: string };
   'POST /api/tokens/rotate': { req: { which: 'operator' | 'hook' }; res: { which: 'operator' | 'hook'; token: string } };
+  /** The `aep-companion` launcher on the user's PATH (main/core/installer/command-line.ts). */
+  'GET /api/installer/command-line': { req: void; res: CommandLineState };
+  'POST /api/installer/command-line': { req: void; res: CommandLineState };
+  'DELETE /api/installer/command-line': { req: void; res: CommandLineState };
+  /** Sets the browser console's HttpOnly cookie (standing for the operator token on this daemon's origin). */
+  'POST /api/auth/cookie': { req: void; res: { signedIn: true } };
   'GET /api/installer/detect': { req: void; res: readonly VendorDetection[] };
   'POST /api/installer/plan': { req: InstallOptions; res: InstallPlan };
   'POST /api/installer/apply': { req: InstallOptions; res: InstallPlan };

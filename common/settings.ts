@@ -1,5 +1,6 @@
 /** Persisted settings: key → JSON value in the settings table. */
 import type { Capture } from './aep/envelope';
+import type { AgentId } from './agents';
 
 export type Theme = 'system' | 'light' | 'dark';
 
@@ -52,7 +53,14 @@ export interface Settings {
   readonly 'agents.codex.command': readonly string[] | null;
   readonly 'agents.qwen-code.command': readonly string[] | null;
   readonly 'agents.gemini-cli.command': readonly string[] | null;
+  /** The agent the New session dialog started last (preselected next time), or null. */
+  readonly 'launch.lastAgent': AgentId | null;
+  /** The New session dialog's working directories, most recent first (at most LAUNCH_RECENT_FOLDERS). */
+  readonly 'launch.recentFolders': readonly string[];
 }
+
+/** How many recent folders the New session dialog keeps. */
+export const LAUNCH_RECENT_FOLDERS = 8;
 
 export type SettingKey = keyof Settings;
 
@@ -83,4 +91,6 @@ export const DEFAULT_SETTINGS: Settings = {
   'agents.codex.command': null,
   'agents.qwen-code.command': null,
   'agents.gemini-cli.command': null,
+  'launch.lastAgent': null,
+  'launch.recentFolders': [],
 };

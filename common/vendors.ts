@@ -18,6 +18,17 @@ export const VENDOR_NAMES: Readonly<Record<VendorId, string>> = {
  */
 export const DOCTOR_SESSION = 'aep-companion-doctor';
 
+/**
+ * Whether a hook payload is doctor's synthetic hook (any vendor's payload shape): it proves the
+ * route answers and never counts as an agent's activity (the status bar's last hook).
+ */
+export function isSyntheticHook(payload: unknown): boolean {
+  if (payload === null || typeof payload !== 'object') return false;
+  const p = payload as Record<string, unknown>;
+  return p.session_id === DOCTOR_SESSION || p.taskId === DOCTOR_SESSION;
+}
+
+
 /** Narrowing check for untrusted input (URL segments, CLI arguments). */
 export const isVendorId = (value: unknown): value is VendorId =>
   typeof value === 'string' && (VENDORS as readonly string[]).includes(value);

@@ -14,7 +14,7 @@ import { startHeadless, stopHeadless } from './headless';
 import { sqliteBindingForThisProcess } from './sqlite-binding';
 import { installAppMenu, type MenuHandlers } from './electron/app-menu';
 import { appPaths, dataDirName } from './electron/app-paths';
-import { notifyOnAttention } from './electron/attention-notifier';
+import { answerFromNotice, notificationActionsSupported, notifyOnAttention } from './electron/attention-notifier';
 import { registerBridgeHandlers } from './electron/bridge-handlers';
 import { setSteeringFromTray, type DaemonEndpoint } from './electron/daemon-api';
 import { parseLaunchOptions, type LaunchOptions } from './electron/launch-options';
@@ -158,7 +158,14 @@ async function start(options: LaunchOptions, dataDir: string, onOpenReady: (open
   const stopNotifier = notifyOnAttention({
     relay: daemon.context.relay,
     enabled: () => settings.get('ui.notifications'),
-    show: (n) => showNativeNotification(n, paths.appIcon, (route) => openConsole(route)),
+    canAct: notificationActionsSupported(process.platform),
+    show: (n) =>
+      showNativeNotification(n, paths.appIcon, (route) => openConsole(route), (option) =>
+        // A refused answer (already answered, steering off) opens the card, which says why.
+        void answerFromNotice(daemon.context.relay, n, option).then((refusal) => {
+          if (refusal !== null) openConsole(n.route);
+        }),
+      ),
   });
 
   const feed = new TrayFeed({ endpoint, relay: daemon.context.relay, settings, onState: updateTray });

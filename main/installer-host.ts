@@ -3,7 +3,9 @@
  * config-dir variables, enterprise policy files, the Node runtime for the hook launcher. Resolved
  * by the hosts (the CLI, `serve`, the Electron app), never inside main/core.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { InstallerEnv, InstallerHost } from './core/installer';
 
 /** Enterprise policy files the installer inspects, per platform. */
@@ -21,6 +23,17 @@ function managedPolicyFiles(platform: NodeJS.Platform): InstallerEnv['managedPol
   };
 }
 
+/**
+ * This install's `bin/aep-companion.mjs`: two folders up from the bundle this module is built
+ * into (out/cli for the command line and `serve`, out/main for the app), or three (a bundle under
+ * .cache/, as tests build the command line); absent when not there.
+ */
+function cliEntry(): string | undefined {
+  return ['../../bin/aep-companion.mjs', '../../../bin/aep-companion.mjs']
+    .map((c) => fileURLToPath(new URL(c, import.meta.url)))
+    .find((file) => existsSync(file));
+}
+
 /** The installer host of this process. */
 export function installerHostFromProcess(): InstallerHost {
   const env = process.env;
@@ -36,6 +49,8 @@ export function installerHostFromProcess(): InstallerHost {
     platform: process.platform,
     runtime: { path: process.execPath, electron: Boolean(process.versions.electron) },
     managedPolicyFiles: managedPolicyFiles(process.platform),
+    cliEntry: cliEntry(),
+    ...(env.LOCALAPPDATA ? { localAppData: env.LOCALAPPDATA } : {}),
     processEnv: env,
   };
 }

@@ -2,7 +2,7 @@
 import { createRoot } from 'react-dom/client';
 import { StrictMode } from 'react';
 import { createApiClient } from './api/api-client';
-import { resolveConnection, storeToken } from './api/connection-info';
+import { requestCookie, resolveConnection } from './api/connection-info';
 import { ConsoleStore } from './model/console-store';
 import { App } from './shell/App';
 import { notifyInBrowser } from './shell/attention-signals';
@@ -39,11 +39,12 @@ async function boot(): Promise<void> {
     adoptToken: (next) => {
       if (next === token) return;
       token = next;
-      if (connection.mode === 'browser') storeToken(next);
+      // A browser tab renews its cookie, so a reload or another tab follows the rotation.
+      if (connection.mode === 'browser') void requestCookie(connection.baseUrl, next);
       store.socket.drop('reconnecting with the new operator token');
     },
   };
-  if (token) {
+  if (connection.signedIn) {
     store.start();
     void api('GET /api/settings', undefined).then((r) => {
       if (r.ok) applyTheme(r.value['ui.theme']);

@@ -72,7 +72,11 @@ describe('console against the real daemon', () => {
   test('takes the token from the fragment, keeps it out of the address bar, and guides a new user to setup', async () => {
     await page.locator('[data-testid=connection-state][data-phase=open]').waitFor();
     expect(page.url()).not.toContain('token');
-    expect(await page.evaluate(() => sessionStorage.getItem('aep-companion.operator-token'))).toBe(daemon.operatorToken);
+    // The token went into the daemon's HttpOnly cookie; no script-readable storage keeps it.
+    const cookie = (await context.cookies(daemon.url)).find((c) => c.name === `aep-console-${new URL(daemon.url).port}`);
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookie!.value).not.toContain(daemon.operatorToken);
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).not.toContain(daemon.operatorToken);
     const empty = page.getByText('No sessions yet: set up your agents');
     await empty.waitFor();
     expect(await page.getByRole('link', { name: 'Set up your agents' }).getAttribute('href')).toBe('#/setup');
@@ -307,11 +311,13 @@ describe('console against the real daemon', () => {
 
   test('rotating the operator token keeps this console working and locks the old token out', async () => {
     await page.goto(at('#/settings'));
+    const cookieName = `aep-console-${new URL(daemon.url).port}`;
+    const before = (await context.cookies(daemon.url)).find((c) => c.name === cookieName)!.value;
     await page.getByRole('button', { name: 'Rotate…' }).first().click();
     await page.getByRole('dialog', { name: 'Rotate the operator token?' }).getByRole('button', { name: 'Rotate' }).click();
     await page.getByText('The operator token was replaced.').waitFor();
-    const stored = await page.evaluate(() => sessionStorage.getItem('aep-companion.operator-token'));
-    expect(stored).not.toBe(daemon.operatorToken);
+    // This window renewed its cookie for the new token, so a reload still works.
+    await expect.poll(async () => (await context.cookies(daemon.url)).find((c) => c.name === cookieName)?.value).not.toBe(before);
     const old = await fetch(`${daemon.url}/api/status`, { headers: { authorization: `Bearer ${daemon.operatorToken}` } });
     expect(old.status).toBe(401);
     // The live socket re-opened with the new token, and the stream still flows.
@@ -320,6 +326,9 @@ describe('console against the real daemon', () => {
     await page.goto(at(`#/sessions/${alpha.id}`));
     await page.locator('[data-testid=timeline-row]', { hasText: 'echo after-rotation' }).waitFor();
     expect(await page.getByTestId('token-refused-banner').count()).toBe(0);
+    await page.reload();
+    await page.locator('[data-testid=connection-state][data-phase=open]').waitFor();
+    await page.locator('[data-testid=timeline-row]', { hasText: 'echo after-rotation' }).waitFor();
   });
 
   test('the page logged no errors (script, CSP or failed loads)', () => {

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import type { AepEvent } from '../../common/aep/envelope';
 import type { SessionSummary } from '../../common/sessions';
 import type { VendorProfile } from '../../common/vendors';
-import { adoptFragmentToken } from '../../renderer/src/api/connection-info';
+import { takeFragmentToken } from '../../renderer/src/api/connection-info';
 import { backoffDelay } from '../../renderer/src/api/backoff';
 import { routeUrl } from '../../renderer/src/api/api-client';
 import { attentionItems } from '../../renderer/src/model/attention-items';
@@ -200,17 +200,16 @@ describe('inbox and instructions', () => {
 });
 
 describe('plumbing', () => {
-  test('moves the fragment token to session storage and removes it from the address bar', () => {
-    const stored = new Map<string, string>();
-    const storage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) } as unknown as Storage;
+  test('takes the fragment token out of the address bar, and mistakes no route fragment for one', () => {
     let replaced = '';
     const history = { replaceState: (_s: unknown, _t: string, url: string) => (replaced = url) } as unknown as History;
-    const location = { hash: '#token=abc123', pathname: '/', search: '' } as Location;
-    expect(adoptFragmentToken(location, history, storage)).toBe('abc123');
-    expect(replaced).toBe('/#/sessions');
-    expect(stored.get('aep-companion.operator-token')).toBe('abc123');
-    // A later load without the fragment still has it; a route fragment is not mistaken for a token.
-    expect(adoptFragmentToken({ hash: '#/inbox', pathname: '/', search: '' } as Location, history, storage)).toBe('abc123');
+    const location = { hash: '#token=abc123', pathname: '/', search: '?skipWizard=1' } as Location;
+    expect(takeFragmentToken(location, history)).toBe('abc123');
+    expect(replaced).toBe('/?skipWizard=1#/sessions');
+    replaced = '';
+    expect(takeFragmentToken({ hash: '#/inbox', pathname: '/', search: '' } as Location, history)).toBeNull();
+    expect(takeFragmentToken({ hash: '', pathname: '/', search: '' } as Location, history)).toBeNull();
+    expect(replaced).toBe('');
   });
 
   test('turns a GET request into a query string and other methods into a JSON body', () => {

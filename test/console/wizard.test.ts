@@ -8,6 +8,7 @@
  * does; every command shown has a copy button; finishing records `setup.completedAt`, skipping
  * records only `setup.skippedAt`, and Settings says "Finished" and "Restart needed" truthfully.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -17,7 +18,7 @@ import type { Settings } from '../../common/settings';
 import { VENDORS } from '../../common/vendors';
 import { launchChromium } from './support/browser';
 import { ClaudeSession } from './support/claude-hooks';
-import { ensureConsoleBuilt } from './support/console-build';
+import { ensureConsoleBuilt, REPO } from './support/console-build';
 import { shootBothThemes } from './support/screens';
 import { disposeCli } from './support/serve-process';
 import { shouldOpenWizard, skipWizardRequested } from '../../renderer/src/wizard/first-run';
@@ -88,6 +89,9 @@ describe('setup wizard against serve with a temp HOME', () => {
     expect(await claude.innerText()).toContain(claudeSettings());
     expect(await claude.getAttribute('data-installed')).toBe('no');
     expect(await claude.innerText()).toContain('not there yet: would be created');
+    // The badge is about the companion's hooks; the CLI has its own line.
+    expect(await claude.innerText()).toContain('hooks not installed');
+    expect(await claude.innerText()).not.toMatch(/(^|[^s] )not installed/);
     await shootBothThemes(page, 'wizard-2-detect');
   });
 
@@ -163,6 +167,13 @@ describe('setup wizard against serve with a temp HOME', () => {
     await plan.waitFor();
     const diff = plan.locator(`[data-testid=diff][data-path="${claudeSettings()}"]`);
     const text = await diff.innerText();
+    // The settings file comes first and open; the companion's launcher scripts after it, collapsed.
+    const files = plan.locator('[data-testid=diff]');
+    expect(await files.first().getAttribute('data-path')).toBe(claudeSettings());
+    for (let i = 1; i < (await files.count()); i++) {
+      expect(await files.nth(i).getAttribute('data-path')).toContain(join(daemon.dataDir, 'bin'));
+      expect(await files.nth(i).evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    }
     const launcher = join(daemon.dataDir, 'bin', 'aep-companion-hook');
     expect(text).toContain(`+            "command": "AEP_INSTRUCT=1 ${launcher} claude-code"`);
     expect(text).toContain('+    "PreToolUse": [');
@@ -223,13 +234,33 @@ describe('setup wizard against serve with a temp HOME', () => {
     const completedAt = (await api<Settings>('GET', '/api/settings'))['setup.completedAt'];
     expect(completedAt).not.toBeNull();
     expect(await page.getByTestId('wizard-done').getAttribute('data-completed-at')).toBe(completedAt);
-    // The exact undo command, with a copy button that puts it on the clipboard.
+    // `aep-companion` is not on PATH yet: the undo command names this install's entry instead.
     const undo = page.locator('[data-testid=undo][data-vendor=claude-code] [data-testid=copy-command]');
-    expect(await undo.getAttribute('data-copy')).toBe('aep-companion uninstall --vendor claude-code');
+    const offer = page.getByTestId('command-line');
+    await offer.waitFor();
+    expect(await offer.getAttribute('data-installed')).toBe('absent');
+    expect(await undo.getAttribute('data-copy')).toBe(`node ${join(REPO, 'bin', 'aep-companion.mjs')} uninstall --vendor claude-code`);
+    await offer.scrollIntoViewIfNeeded();
+    await shootBothThemes(page, 'wizard-8-done-offer');
+
+    // Installing the command line writes the launcher into the temp home; its folder is not on PATH here.
+    await page.getByTestId('install-command-line').click();
+    await page.locator('[data-testid=command-line][data-installed=ours]').waitFor();
+    const launcher = join(daemon.home, '.local', 'bin', 'aep-companion');
+    expect(await offer.getAttribute('data-on-path')).toBe('no');
+    expect(await offer.innerText()).toContain('not on your PATH');
+    expect(execFileSync(launcher, ['--help'], { encoding: 'utf8' })).toContain('aep-companion');
+    // The exact undo command, with a copy button that puts it on the clipboard.
+    const command = `${launcher} uninstall --vendor claude-code`;
+    expect(await undo.getAttribute('data-copy')).toBe(command);
     await undo.click();
-    await page.getByRole('button', { name: 'Copy aep-companion uninstall --vendor claude-code' }).filter({ hasText: 'Copied' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('aep-companion uninstall --vendor claude-code');
+    await page.getByRole('button', { name: `Copy ${command}` }).filter({ hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
+    expect((await api<AuditPage>('GET', '/api/audit?action=command-line.install')).rows[0]).toMatchObject({ surface: 'console', outcome: 'ok' });
     await shootBothThemes(page, 'wizard-8-done');
+    // The launcher removes itself.
+    expect(execFileSync(launcher, ['uninstall', '--command-line', '--data-dir', daemon.dataDir], { encoding: 'utf8', env: { ...process.env, HOME: daemon.home } })).toContain(`removed: ${launcher}`);
+    expect(existsSync(launcher)).toBe(false);
 
     await page.getByTestId('wizard-open-console').click();
     await page.waitForURL(/#\/sessions$/);
@@ -251,7 +282,7 @@ describe('setup wizard against serve with a temp HOME', () => {
     const claude = page.locator('[data-testid=detect-row][data-vendor=claude-code]');
     await claude.waitFor();
     expect(await claude.getAttribute('data-installed')).toBe('yes');
-    expect(await claude.innerText()).toContain('installed · steering opt-in');
+    expect(await claude.innerText()).toContain('hooks installed · steering opt-in');
     expect(await page.locator('[data-testid=detect-row][data-vendor=codex]').getAttribute('data-installed')).toBe('no');
     await shootBothThemes(page, 'wizard-rerun-detect');
   });
@@ -362,6 +393,7 @@ describe('wizard logic', () => {
     expect(diffStat(diff)).toEqual({ added: 2, removed: 1 });
     expect(isLauncherFile('/d/bin/aep-companion-hook.cjs')).toBe(true);
     expect(isLauncherFile('/d/bin/aep-companion-hook.mjs')).toBe(true);
+    expect(isLauncherFile('/d/bin/aep-companion-hook.bash')).toBe(true);
     expect(isLauncherFile('/h/.claude/settings.json')).toBe(false);
     expect(hookArrived(undefined, undefined)).toBe(false);
     expect(hookArrived(undefined, '2026-01-01T00:00:01Z')).toBe(true);

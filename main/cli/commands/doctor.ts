@@ -30,7 +30,7 @@ export async function run(args: string[]): Promise<number> {
   } else {
     for (const f of findings) {
       const who = f.vendor ? `${f.vendor} ` : '';
-      process.stdout.write(`${f.ok ? 'ok  ' : 'FAIL'} ${who}${f.check}: ${f.message}\n`);
+      process.stdout.write(`${f.unchecked ? 'note' : f.ok ? 'ok  ' : 'FAIL'} ${who}${f.check}: ${f.message}\n`);
       if (f.remedy) process.stdout.write(`     → ${f.remedy}\n`);
     }
   }

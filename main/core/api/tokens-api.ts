@@ -1,8 +1,12 @@
-/** `POST /api/tokens/rotate`: replaces the operator or hook token at once (file and memory), audited. */
+/**
+ * `POST /api/tokens/rotate`: replaces the operator or hook token at once (file and memory), audited.
+ * `POST /api/auth/cookie`: signs the calling browser in with the console cookie (server/auth.ts).
+ */
 import { err, ok } from '../../../common/result';
 import type { DaemonContext } from '../daemon-context';
+import { consoleCookieHeader } from '../server/auth';
 import type { TokenStore } from '../server/tokens';
-import type { ApiHandlers } from './index';
+import { ApiReply, type ApiHandlers } from './index';
 
 /** The token handlers. */
 export function tokensApi(ctx: DaemonContext, tokens: TokenStore): ApiHandlers {
@@ -26,6 +30,23 @@ export function tokensApi(ctx: DaemonContext, tokens: TokenStore): ApiHandlers {
           detail: { which },
         });
         return { which, token };
+      },
+    },
+    'POST /api/auth/cookie': {
+      handle: (_input, { req }) => {
+        const port = req.socket.localPort ?? 0;
+        ctx.audit.append({
+          actor: 'operator',
+          surface: 'console',
+          action: 'console.signed-in',
+          session: null,
+          commandId: null,
+          outcome: 'ok',
+          detail: { port },
+        });
+        return new ApiReply(200, { signedIn: true }, undefined, {
+          'Set-Cookie': consoleCookieHeader(tokens.get('operator'), port),
+        });
       },
     },
   };

@@ -86,7 +86,7 @@ type HookBody = Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>;
  */
 async function answer(
   service: HookService,
-  onHook: (vendor: VendorId) => void,
+  onHook: (vendor: VendorId, payload: unknown) => void,
   vendor: string,
   read: () => HookBody | Promise<HookBody>,
   query: URLSearchParams | null,
@@ -97,13 +97,14 @@ async function answer(
     return;
   }
   try {
-    onHook(vendor);
     const body = await read();
     if (!body.ok) {
+      onHook(vendor, null);
       if (body.error.code === 'too-large') reply.json(413, { error: 'payload-too-large', detail: body.error.message });
       else if (body.error.code === 'invalid-json') reply.json(400, { error: 'invalid-payload', detail: body.error.message });
       return;
     }
+    onHook(vendor, body.value);
     const optIns = { instruct: query?.get('instruct') === '1', permissions: query?.get('permissions') === '1' };
     const outcome = await service.handle(vendor, body.value, optIns, reply);
     const handover = outcome.status === 200 ? outcome.handover : undefined;
@@ -129,7 +130,7 @@ async function answer(
  */
 export function hookRoute(
   service: HookService,
-  onHook: (vendor: VendorId) => void = () => undefined,
+  onHook: (vendor: VendorId, payload: unknown) => void = () => undefined,
   intake: HookIntake | null = null,
 ): HttpRoute {
   return {
@@ -157,7 +158,7 @@ export function hookRoute(
         if (intake !== null && query === null && body.ok && isVendorId(vendor)) {
           report = () => undefined;
           try {
-            onHook(vendor);
+            onHook(vendor, body.value);
             const plain = intake.take(vendor, request.body, body.value);
             if (plain !== null) {
               reply.json(200, plain);

@@ -4,7 +4,7 @@
  * The kill switch, acks, durable log, audit sink and repositories come from the shared agent ports.
  */
 import { isCommandType, type AepEvent } from '../../../common/aep/envelope';
-import { isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
+import { isSyntheticHook, isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
 import { redact } from '../aep/redact';
 import { ulid } from '../aep/ulid';
 import { instructionsApi } from '../steering/instructions-api';
@@ -236,7 +236,10 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const disposers: Disposer[] = [
       // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
       provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock, context: () => mappingContext(false) }),
-      ctx.routes.register(hookRoute(service, (vendor) => ctx.reportHook(vendor, clock()), intake)),
+      // Doctor's synthetic hooks prove the route but are no agent's activity: the status bar skips them.
+      ctx.routes.register(hookRoute(service, (vendor, payload) => {
+        if (!isSyntheticHook(payload)) ctx.reportHook(vendor, clock());
+      }, intake)),
       // Whatever else the listener serves sees every answered call's events and session rows.
       ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),
       ctx.api.register({

@@ -186,6 +186,7 @@ async function checkInstall(
         vendor,
         check: 'trust',
         ok: true,
+        unchecked: true,
         message: `${VENDOR_NAMES[vendor]} runs these hooks only after you trust them; doctor cannot see that state`,
         remedy:
           vendor === 'codex'

@@ -17,3 +17,4 @@ export {
 export { launcherPath } from './hook-target';
 export { hookPortMismatches, describeMismatch } from './hook-ports';
 export { repairHookPorts } from './repair-hooks';
+export { commandLineState, commandLineTarget, installCommandLine, removeCommandLine, type CommandLineTarget } from './command-line';

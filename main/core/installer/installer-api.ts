@@ -14,8 +14,12 @@ import {
   applyInstall,
   detectVendors,
   planInstall,
+  commandLineState,
+  installCommandLine,
+  removeCommandLine,
   repairHookPorts,
   runDoctor,
+  commandLineTarget,
   uninstall,
   type InstallerEnv,
   type InstallerHost,
@@ -123,6 +127,9 @@ const UNAVAILABLE = (): ApiReply =>
     'this daemon was started without the user environment (home directory, PATH) the installer needs',
   );
 
+const NO_ENTRY = (): ApiReply =>
+  apiError(503, 'installer-unavailable', 'this daemon does not know where its command line (bin/aep-companion.mjs) is');
+
 /** The installer handlers; `envFor` builds the environment of one call (null: the host gave none). */
 export function installerApi(envFor: (surface: Surface) => InstallerEnv | null): ApiHandlers {
   return {
@@ -168,6 +175,31 @@ export function installerApi(envFor: (surface: Surface) => InstallerEnv | null):
       handle: async (input) => {
         const env = envFor('console');
         return env ? runDoctor(input, env) : UNAVAILABLE();
+      },
+    },
+    'GET /api/installer/command-line': {
+      handle: () => {
+        const env = envFor('console');
+        const target = env && commandLineTarget(env);
+        return target ? commandLineState(target) : NO_ENTRY();
+      },
+    },
+    'POST /api/installer/command-line': {
+      handle: async () => {
+        const env = envFor('console');
+        const target = env && commandLineTarget(env);
+        if (!target) return NO_ENTRY();
+        const r = await installCommandLine(target);
+        return r.ok ? r.value : apiError(r.error.code === 'not-ours' ? 409 : 500, r.error.code, r.error.message);
+      },
+    },
+    'DELETE /api/installer/command-line': {
+      handle: async () => {
+        const env = envFor('console');
+        const target = env && commandLineTarget(env);
+        if (!target) return NO_ENTRY();
+        const r = await removeCommandLine(target);
+        return r.ok ? r.value : apiError(r.error.code === 'not-ours' ? 409 : 500, r.error.code, r.error.message);
       },
     },
     'POST /api/installer/repair': {

@@ -30,6 +30,10 @@ export interface InstallerEnv {
   readonly runtime?: HookRuntime;
   /** The hook shim bundle to install (out/cli/hook.cjs); absent: found from the installer's own location. */
   readonly hookBundle?: string;
+  /** This install's `bin/aep-companion.mjs`, which the command-line launcher runs (absent: no launcher offered). */
+  readonly cliEntry?: string;
+  /** Windows' %LOCALAPPDATA%, where the command-line launcher goes there. */
+  readonly localAppData?: string;
   /** Enterprise policy files to inspect per vendor (e.g. Claude Code's managed-settings.json). */
   readonly managedPolicyFiles?: Partial<Record<VendorId, readonly string[]>>;
   /** Where audit rows go; absent means no audit. */

@@ -3,10 +3,10 @@
  * plainly named fallback, under a session id that says where it came from, so a check never
  * looks like agent activity.
  */
-import { DOCTOR_SESSION, type VendorId } from '../../../common/vendors';
+import { DOCTOR_SESSION, isSyntheticHook, type VendorId } from '../../../common/vendors';
 
 /** The session id of doctor's synthetic hooks (the hook route records nothing of it). */
-export { DOCTOR_SESSION };
+export { DOCTOR_SESSION, isSyntheticHook };
 
 /** A harmless hook payload in the vendor's own shape. */
 export function syntheticPayload(vendor: VendorId, cwd: string): Record<string, unknown> {

@@ -13,13 +13,15 @@ import { createLogger } from '../logger';
 import {
   authorize,
   checkOriginAndHost,
+  cookieIsOperator,
   presentedToken,
   refusalStatus,
   type RefusalCode,
 } from './auth';
 import { DirectLane, type DirectAdmission, type DirectHeaders } from './direct-lane';
+import { ok } from '../../../common/result';
 import { sendError } from './http-util';
-import type { Principal, RequestContext, RouteTable } from './route-table';
+import type { Principal, RequestContext, RouteAuth, RouteTable } from './route-table';
 import type { TokenStore } from './tokens';
 
 const log = createLogger('server');
@@ -142,7 +144,25 @@ function writeUpgradeError(socket: Duplex, status: number, body: Record<string, 
 /** Creates and binds the listener. Rejects with `ListenError` when the port cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   let origins = new Set<string>();
+  let ownOrigins = new Set<string>();
+  let boundPort = 0;
   const extra = new Set(options.extraOrigins ?? []);
+
+  /** The principal of a request: its token when it presents one, else the console cookie. */
+  const principalOf = (
+    req: IncomingMessage,
+    target: Target,
+    auth: RouteAuth,
+    allowQuery: boolean,
+  ): ReturnType<typeof authorize> => {
+    const presented = presentedToken(req, target, allowQuery);
+    if (
+      presented === null &&
+      cookieIsOperator(req.headers, boundPort, options.tokens.get('operator'), ownOrigins)
+    )
+      return ok('operator');
+    return authorize(auth, presented, options.tokens, options.tokenlessWatch());
+  };
 
   const refuse = (
     req: IncomingMessage,
@@ -215,12 +235,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       });
     }
     const { route, params } = found.match;
-    const principal = authorize(
-      route.auth,
-      presentedToken(req, target, route.queryToken === true),
-      options.tokens,
-      options.tokenlessWatch(),
-    );
+    const principal = principalOf(req, target, route.auth, route.queryToken === true);
     if (!principal.ok) {
       const message =
         route.queryToken !== true && target.url.searchParams.has('access_token')
@@ -267,12 +282,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         detail: `no WebSocket endpoint at ${path}`,
       });
     const { route, params } = found.match;
-    const principal = authorize(
-      route.auth,
-      presentedToken(req, target, true),
-      options.tokens,
-      options.tokenlessWatch(),
-    );
+    const principal = principalOf(req, target, route.auth, true);
     if (!principal.ok) {
       refuse(req, target, principal.error.code, principal.error.message, true);
       if (route.refuse)
@@ -372,7 +382,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  origins = new Set([...ownOriginsFor(port), ...extra]);
+  boundPort = port;
+  ownOrigins = new Set(ownOriginsFor(port));
+  origins = new Set([...ownOrigins, ...extra]);
   const url = `http://127.0.0.1:${port}`;
 
   return {

@@ -1,7 +1,8 @@
 /**
  * Serves the built console (browser mode) at `/`. The assets hold no secrets (the operator token
- * reaches the page in the URL fragment, which browsers never send), so they answer without a
- * token; every response carries a strict CSP whose connect-src is only the daemon's own origin.
+ * reaches the page once in the URL fragment, which browsers never send, and the page trades it for
+ * the console cookie of auth.ts), so they answer without a token; every response carries a strict
+ * CSP whose connect-src is only the daemon's own origin.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { extname, resolve, sep } from 'node:path';

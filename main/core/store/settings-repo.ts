@@ -1,7 +1,8 @@
 /** Operator settings: typed by common/settings.ts, validated on write, defaults for what was never set. */
 import type { Database, Statement } from 'better-sqlite3';
 import { CAPTURES } from '../../../common/aep/envelope';
-import { DEFAULT_SETTINGS, type SettingKey, type Settings } from '../../../common/settings';
+import { AGENT_IDS } from '../../../common/agents';
+import { DEFAULT_SETTINGS, LAUNCH_RECENT_FOLDERS, type SettingKey, type Settings } from '../../../common/settings';
 import { err, ok, type Result } from '../../../common/result';
 
 /** Why a settings change was refused. */
@@ -46,6 +47,14 @@ const argvOrNull: Check = (v) =>
     ? null
     : 'must be null or a non-empty array of non-empty strings (the executable first)';
 
+const agentOrNull: Check = (v) =>
+  v === null || (AGENT_IDS as readonly unknown[]).includes(v) ? null : `must be null or one of ${AGENT_IDS.join(', ')}`;
+
+const folders: Check = (v) =>
+  Array.isArray(v) && v.length <= LAUNCH_RECENT_FOLDERS && v.every((a) => typeof a === 'string' && a !== '' && a.length <= 4096)
+    ? null
+    : `must be an array of at most ${LAUNCH_RECENT_FOLDERS} non-empty paths`;
+
 /** The accepted values of each setting. Ranges keep the daemon working (e.g. a retention of 0 would hold nothing). */
 const CHECKS: { readonly [K in SettingKey]: Check } = {
   'features.steering': boolean,
@@ -71,6 +80,8 @@ const CHECKS: { readonly [K in SettingKey]: Check } = {
   'agents.codex.command': argvOrNull,
   'agents.qwen-code.command': argvOrNull,
   'agents.gemini-cli.command': argvOrNull,
+  'launch.lastAgent': agentOrNull,
+  'launch.recentFolders': folders,
 };
 
 /** True when `key` names a known setting. */

@@ -1,20 +1,23 @@
 /**
- * Where the daemon is and which operator token to present. In Electron the preload bridge hands
- * both over; in a browser the token arrives once in the URL fragment (`#token=…`, printed by
- * `serve`), moves to session storage and leaves the address bar so it is never bookmarked,
- * shared in a screenshot or sent in a Referer.
+ * Where the daemon is and how this window proves it is the operator. In Electron the preload
+ * bridge hands over the origin and the operator token. In a browser the token arrives once in
+ * the URL fragment (`#token=…`, printed by `serve`): the page trades it for the daemon's
+ * HttpOnly, SameSite=Strict console cookie, drops it from the address bar, and from then on every
+ * request, reload and second tab of this daemon's origin authenticates by that cookie. No script
+ * keeps the token, and no URL but that first link carries it.
  */
 import { BRIDGE_GLOBAL, type CompanionBridge } from '../../../common/bridge';
 
 /** How the console reaches the daemon. */
 export interface ConnectionInfo {
   readonly baseUrl: string;
+  /** The operator token to send (Electron; a browser only when the daemon set no cookie). */
   readonly token: string | null;
+  /** Whether this window can act as the operator (a token, or the daemon's console cookie). */
+  readonly signedIn: boolean;
   readonly mode: 'electron' | 'browser';
   readonly skipWizard: boolean;
 }
-
-const STORAGE_KEY = 'aep-companion.operator-token';
 
 /** The Electron bridge when the preload defined it, otherwise null (browser mode). */
 export function bridge(): CompanionBridge | null {
@@ -22,36 +25,53 @@ export function bridge(): CompanionBridge | null {
   return candidate && typeof candidate === 'object' ? (candidate as CompanionBridge) : null;
 }
 
-/** Moves a `token=` member of the fragment into session storage and scrubs it from the URL. */
-export function adoptFragmentToken(location: Location, history: History, storage: Storage): string | null {
+/** Takes a `token=` member out of the fragment, scrubbing it from the URL; null when there is none. */
+export function takeFragmentToken(location: Location, history: History): string | null {
   const fragment = location.hash.replace(/^#/, '');
   const params = new URLSearchParams(fragment.startsWith('/') ? '' : fragment);
   const token = params.get('token');
-  if (token) {
-    storage.setItem(STORAGE_KEY, token);
-    // Replace, not push: the tokened URL must not stay reachable with the Back button.
-    history.replaceState(null, '', `${location.pathname}${location.search}#/sessions`);
-    return token;
-  }
-  return storage.getItem(STORAGE_KEY);
+  if (!token) return null;
+  // Replace, not push: the tokened URL must not stay reachable with the Back button.
+  history.replaceState(null, '', `${location.pathname}${location.search}#/sessions`);
+  return token;
 }
 
-/** Remembers a rotated operator token for the rest of this browser session. */
-export function storeToken(token: string): void {
+/** Asks the daemon for the console cookie with `token`; true when it was set. */
+export async function requestCookie(baseUrl: string, token: string): Promise<boolean> {
   try {
-    sessionStorage.setItem(STORAGE_KEY, token);
+    const r = await fetch(`${baseUrl}/api/auth/cookie`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+      cache: 'no-store',
+    });
+    return r.ok;
   } catch {
-    // Storage can be disabled; the in-memory token still works until the tab closes.
+    return false;
   }
 }
 
-/** Resolves the daemon origin and token for this window. */
+/** Whether the daemon takes this browser's cookie as the operator. */
+async function cookieSignedIn(baseUrl: string): Promise<boolean> {
+  try {
+    return (await fetch(`${baseUrl}/api/status`, { cache: 'no-store' })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves the daemon origin and credentials for this window. */
 export async function resolveConnection(): Promise<ConnectionInfo> {
   const b = bridge();
   if (b) {
     const info = await b['bootstrap:get']();
-    return { baseUrl: info.baseUrl.replace(/\/$/, ''), token: info.operatorToken, mode: 'electron', skipWizard: info.skipWizard };
+    return { baseUrl: info.baseUrl.replace(/\/$/, ''), token: info.operatorToken, signedIn: info.operatorToken !== '', mode: 'electron', skipWizard: info.skipWizard };
   }
-  const token = adoptFragmentToken(window.location, window.history, window.sessionStorage);
-  return { baseUrl: window.location.origin, token, mode: 'browser', skipWizard: false };
+  const baseUrl = window.location.origin;
+  const linked = takeFragmentToken(window.location, window.history);
+  // The cookie set, the token is dropped; if the daemon could not set it, this tab keeps the token.
+  if (linked !== null && !(await requestCookie(baseUrl, linked))) {
+    return { baseUrl, token: linked, signedIn: true, mode: 'browser', skipWizard: false };
+  }
+  return { baseUrl, token: null, signedIn: linked !== null || (await cookieSignedIn(baseUrl)), mode: 'browser', skipWizard: false };
 }

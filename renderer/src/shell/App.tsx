@@ -9,6 +9,7 @@ import { StreamView } from '../views/stream/StreamView';
 import { SettingsView } from '../views/settings/SettingsView';
 import { EmptyState } from '../ui/EmptyState';
 import { ConnectionBanner } from './ConnectionBanner';
+import { useConsole } from './console-context';
 import { Header } from './Header';
 import { routeSlots } from './route-slots';
 import { StatusBar } from './StatusBar';
@@ -49,7 +50,7 @@ function RoutedView({ route }: { route: Route }) {
         <EmptyState title="Set up your agents" action={<a className="btn btn-primary" href="#/sessions">Back to sessions</a>}>
           <p>
             The setup wizard installs the companion's hooks into Claude Code, Codex CLI, Qwen Code, the VS Code agent and Hermes, showing the exact change before it writes anything. Until it is available here, run{' '}
-            <code>aep-companion install &lt;vendor&gt;</code> in a terminal, then start an agent session.
+            <code>npx aep-companion install --vendor &lt;vendor&gt;</code> in a terminal, then start an agent session.
           </p>
         </EmptyState>
       );
@@ -62,6 +63,7 @@ function RoutedView({ route }: { route: Route }) {
 /** The app. */
 export function App() {
   const route = useRoute();
+  const { connection } = useConsole();
   useFirstRunRedirect(route);
   useAttentionTitle();
 
@@ -88,7 +90,8 @@ export function App() {
       <Header route={route} />
       <ConnectionBanner />
       <main id="main" className="main" tabIndex={-1}>
-        <RoutedView route={route} />
+        {/* Not signed in, a view could only wait for what never comes: the banner says what to do. */}
+        {connection.signedIn ? <RoutedView route={route} /> : null}
       </main>
       <StatusBar />
     </div>

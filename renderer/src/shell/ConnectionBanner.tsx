@@ -8,17 +8,20 @@ export function ConnectionBanner() {
   useStoreAreas('connection');
   useNow();
   const c = store.connection;
-  if (!connection.token) {
+  if (!connection.signedIn) {
     return (
       <div className="banner banner-bad" role="alert">
-        <strong>No operator token.</strong> Open the console from the link <code>aep-companion serve</code> prints (it ends in <code>#token=…</code>), or from the desktop app.
+        <span>
+          <strong>This browser is not signed in to the daemon.</strong> Open the console once from the link <code>serve</code> prints (it ends in <code>#token=…</code>);
+          after that, reloads and other tabs of this address work on their own.
+        </span>
       </div>
     );
   }
   if (store.tokenRefused) {
     return (
       <div className="banner banner-bad" role="alert" data-testid="token-refused-banner">
-        <strong>The daemon refused this console's operator token.</strong> It may have been rotated from another window or the CLI. Open the console again from the link <code>aep-companion serve</code> prints, or from the desktop app.
+        <strong>The daemon refused this console's operator token.</strong> It may have been rotated from another window or the CLI. Open the console again from the link <code>serve</code> prints, or from the desktop app.
       </div>
     );
   }

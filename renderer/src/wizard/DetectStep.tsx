@@ -7,10 +7,11 @@ import { StepFooter } from './StepFooter';
 import { Ticked } from './Ticked';
 
 function Installed({ d }: { d: VendorDetection }) {
-  if (!d.installed) return <Badge tone="muted">not installed</Badge>;
+  // This is about the companion's hooks; whether the agent itself is there is the CLI line below.
+  if (!d.installed) return <Badge tone="muted">hooks not installed</Badge>;
   return (
     <Badge tone="ok" dot>
-      installed{d.installed.instruct ? ' · steering opt-in' : ''}
+      hooks installed{d.installed.instruct ? ' · steering opt-in' : ''}
       {d.installed.permissions ? ' · permission prompts' : ''}
     </Badge>
   );
@@ -27,7 +28,7 @@ export function DetectStep({ detections, onRefresh, onBack, onNext }: { detectio
         <div className="wz-alert wz-alert-bad" role="alert" data-testid="detect-error">
           <strong>The daemon could not look for agents.</strong> {detections.error}
           <span className="wz-alert-hint small">
-            Nothing was changed. You can still install from a terminal, which shows the same preview first: <code>aep-companion install --vendor claude-code --instruct --dry-run</code>
+            Nothing was changed. You can still install from a terminal, which shows the same preview first: <code>npx aep-companion install --vendor claude-code --instruct --dry-run</code> (in the companion’s folder)
           </span>
         </div>
       ) : null}

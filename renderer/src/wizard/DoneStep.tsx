@@ -4,14 +4,14 @@ import type { Settings } from '../../../common/settings';
 import { VENDOR_NAMES, type VendorId } from '../../../common/vendors';
 import { dateTime } from '../ui/format';
 import type { Load, PerVendor } from './load-state';
+import { CommandLineOffer, commandPrefix, quoted, useCommandLine } from './CommandLineOffer';
 import { CopyButton } from './CopyButton';
 import { StepFooter } from './StepFooter';
 
-/** Quotes a path for a POSIX shell when it needs it. */
-const quoted = (path: string): string => (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
-
 /** The done step. */
 export function DoneStep({ settings, vendors, applied }: { settings: Load<Settings>; vendors: readonly VendorId[]; applied: PerVendor<InstallPlan> }) {
+  const [line, setLine] = useCommandLine();
+  const cli = commandPrefix(line.state === 'ok' ? line.value : null);
   const completedAt = settings.state === 'ok' ? settings.value['setup.completedAt'] : null;
   const steerable = vendors.filter((v) => {
     const a = applied[v];
@@ -37,7 +37,7 @@ export function DoneStep({ settings, vendors, applied }: { settings: Load<Settin
         {vendors.map((v) => {
           const a = applied[v];
           const o = a?.state === 'ok' ? a.value.options : null;
-          const command = `aep-companion uninstall --vendor ${v}${o?.scope === 'project' && o.project ? ` --scope project --project ${quoted(o.project)}` : ''}`;
+          const command = `${cli} uninstall --vendor ${v}${o?.scope === 'project' && o.project ? ` --scope project --project ${quoted(o.project)}` : ''}`;
           return (
             <li key={v} data-testid="undo" data-vendor={v}>
               To remove the {VENDOR_NAMES[v]} hooks again, run{' '}
@@ -50,6 +50,7 @@ export function DoneStep({ settings, vendors, applied }: { settings: Load<Settin
           );
         })}
       </ul>
+      <CommandLineOffer line={line} onChange={setLine} />
       <StepFooter>
         <a className="btn btn-primary" href="#/sessions" data-testid="wizard-open-console">
           Open the console

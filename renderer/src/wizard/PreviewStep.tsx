@@ -6,6 +6,11 @@ import { DiffView } from './DiffView';
 import type { PerVendor } from './load-state';
 import { StepFooter } from './StepFooter';
 import { Ticked } from './Ticked';
+import { isLauncherFile } from './wizard-model';
+
+/** The settings files first, the companion's own launcher scripts (collapsed) after them. */
+const settingsFirst = (changes: InstallPlan['changes']): InstallPlan['changes'] =>
+  [...changes].sort((a, b) => Number(isLauncherFile(a.path)) - Number(isLauncherFile(b.path)));
 
 function PlanCard({ vendor, plan }: { vendor: VendorId; plan: InstallPlan }) {
   const o = plan.options;
@@ -31,7 +36,7 @@ function PlanCard({ vendor, plan }: { vendor: VendorId; plan: InstallPlan }) {
           ))}
         </ul>
       ) : null}
-      {plan.changes.length === 0 ? <p className="muted">Nothing to change: these hooks are already installed exactly like this.</p> : plan.changes.map((c) => <DiffView key={c.path} change={c} />)}
+      {plan.changes.length === 0 ? <p className="muted">Nothing to change: these hooks are already installed exactly like this.</p> : settingsFirst(plan.changes).map((c) => <DiffView key={c.path} change={c} />)}
     </>
   );
 }

@@ -18,10 +18,11 @@ import { hookArrived } from './wizard-model';
 const POLL_MS = 2_000;
 
 function FindingRow({ f }: { f: DoctorFinding }) {
+  const kind = f.unchecked ? 'unchecked' : f.ok ? 'ok' : 'bad';
   return (
-    <li className={`wz-finding ${f.ok ? 'wz-finding-ok' : 'wz-finding-bad'}`} data-testid="finding" data-ok={f.ok ? 'true' : 'false'} data-check={f.check}>
-      <span className="wz-finding-icon" aria-label={f.ok ? 'passed' : 'failed'}>
-        {f.ok ? '✓' : '!'}
+    <li className={`wz-finding wz-finding-${kind}`} data-testid="finding" data-ok={f.ok ? 'true' : 'false'} data-unchecked={f.unchecked ? 'true' : undefined} data-check={f.check}>
+      <span className="wz-finding-icon" aria-label={{ ok: 'passed', bad: 'failed', unchecked: 'not checked' }[kind]}>
+        {{ ok: '✓', bad: '!', unchecked: '?' }[kind]}
       </span>
       <span>
         <span className="wz-finding-message">
@@ -61,6 +62,7 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
   const [baseline, setBaseline] = useState<Partial<Record<VendorId, string>> | null>(null);
   const grouped = useMemo(() => groupFindings(findings, vendors), [findings, vendors]);
   const failures = grouped.general.filter((f) => !f.ok).length + [...grouped.own.values()].flat().filter((f) => !f.ok).length;
+  const unchecked = [...grouped.general, ...[...grouped.own.values()].flat()].filter((f) => f.unchecked).length;
 
   useEffect(() => {
     if (!doctorDone) {
@@ -96,7 +98,7 @@ export function VerifyStep(props: { findings: PerVendor<readonly DoctorFinding[]
               {failures} {failures === 1 ? 'finding needs' : 'findings need'} attention
             </Badge>
           ) : (
-            <Badge tone="ok">all checks passed</Badge>
+            <Badge tone="ok">{unchecked ? `the other checks passed; ${unchecked} ${unchecked === 1 ? 'thing' : 'things'} doctor cannot see` : 'all checks passed'}</Badge>
           )
         ) : null}
       </h3>

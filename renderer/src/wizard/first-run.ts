@@ -31,7 +31,7 @@ export function useFirstRunRedirect(route: Route): void {
   const routeRef = useRef(route);
   routeRef.current = route;
   useEffect(() => {
-    if (checked.current || !connection.token) return;
+    if (checked.current || !connection.signedIn) return;
     checked.current = true;
     // The outcome is left on <html data-first-run> so tests can tell "checked, stayed" from "not yet checked".
     const mark = (outcome: 'skipped' | 'opened' | 'not-needed' | 'unknown') => (document.documentElement.dataset.firstRun = outcome);

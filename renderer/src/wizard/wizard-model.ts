@@ -128,7 +128,7 @@ export function diffStat(diff: string): { added: number; removed: number } {
 
 /** True when a planned file is the companion's own hook launcher rather than the vendor's config. */
 export function isLauncherFile(path: string): boolean {
-  return /[\\/]bin[\\/]aep-companion-hook(\.cjs|\.mjs|\.cmd|\.ps1)?$/.test(path);
+  return /[\\/]bin[\\/]aep-companion-hook(\.cjs|\.mjs|\.cmd|\.ps1|\.bash|\.sh)?$/.test(path);
 }
 
 /** Whether a live hook check has seen a new hook: the vendor's last hook changed since the baseline. */

@@ -104,7 +104,7 @@ describe('Electron composition root', () => {
     expect(fake.notifications.values).toContainEqual(expect.objectContaining({ title: 'Session ended', body: 'claude-code · web-app' }));
   });
 
-  it('notifies a new permission prompt natively; a click opens the inbox in the console', async () => {
+  it('notifies a new permission prompt natively; a click opens its card in the console', async () => {
     const hookToken = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
     const res = await fetch(`${consoleUrl}hooks/claude-code`, {
       method: 'POST',
@@ -114,8 +114,10 @@ describe('Electron composition root', () => {
     expect(res.status).toBe(200);
     const note = await fake.notifications.next((n) => n.title === 'Claude Code asks for permission');
     expect(note.body).toContain('Bash');
+    // Linux notifications carry no buttons (Electron's actions are macOS only): the card answers.
+    expect(note.actions).toEqual([]);
     note.click();
-    expect(console.webContents.scripts.at(-1)).toBe('window.location.hash = "#/inbox";');
+    expect(console.webContents.scripts.at(-1)).toMatch(/^window\.location\.hash = "#\/sessions\/n1\?event=\w+";$/);
     expect(console.visible).toBe(true);
   });
 

@@ -39,7 +39,7 @@ export const calls: string[] = [];
 export const loads = new Signal<{ win: FakeBrowserWindow; url: string }>();
 export const trayMenus = new Signal<MenuTemplateItem[]>();
 export const exits = new Signal<number>();
-export const notifications = new Signal<{ title: string; body: string; click: () => void }>();
+export const notifications = new Signal<{ title: string; body: string; actions: readonly { type: string; text: string }[]; click: () => void; action: (index: number) => void }>();
 export const errorBoxes: { title: string; content: string }[] = [];
 export const opened: string[] = [];
 export const ipcHandlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
@@ -250,11 +250,17 @@ export const fakeElectron = {
     static isSupported(): boolean {
       return true;
     }
-    constructor(private readonly options: { title: string; body: string }) {
+    constructor(private readonly options: { title: string; body: string; actions?: { type: string; text: string }[] }) {
       super();
     }
     show(): void {
-      notifications.push({ title: this.options.title, body: this.options.body, click: () => this.emit('click') });
+      notifications.push({
+        title: this.options.title,
+        body: this.options.body,
+        actions: this.options.actions ?? [],
+        click: () => this.emit('click'),
+        action: (index) => this.emit('action', {}, index),
+      });
     }
   },
   dialog: {

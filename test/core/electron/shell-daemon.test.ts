@@ -55,14 +55,15 @@ function nextValue<T>(test: (v: T) => boolean): { push: (v: T) => void; value: P
 }
 
 describe('attention notifications', () => {
-  it('shows a native notification for a new permission prompt, pointing at the inbox', async () => {
+  it('shows a native notification for a new permission prompt, pointing at its card', async () => {
     const shown = nextValue<NativeNotification>(() => true);
     stops.push(notifyOnAttention({ relay: daemon.context.relay, enabled: () => daemon.context.settings.get('ui.notifications'), show: shown.push }));
     await permission('s1');
     const n = await shown.value;
     expect(n.title).toBe('Claude Code asks for permission');
     expect(n.body).toContain('Bash');
-    expect(n.route).toBe('#/inbox');
+    // A click opens the request's card in its session.
+    expect(n.route).toMatch(/^#\/sessions\/s1\?event=\w+$/);
   });
 
   it('stays quiet while the ui.notifications setting is off', async () => {
@@ -81,7 +82,7 @@ describe('attention notifications', () => {
   it('only turns attention requests into notices, and falls back when the prompt was withheld', () => {
     const base = { aep: '0.1', id: '01J', time: '2026-11-29T10:00:00Z', source: 'urn:x', agent: 'codex', session: 's' };
     expect(attentionNotice({ ...base, type: 'tool.call.requested' })).toBeNull();
-    expect(attentionNotice({ ...base, type: 'attention.requested', data: { kind: 'form' } })).toEqual({ title: 'Codex CLI needs your input', body: 'Open the inbox to answer.', route: '#/inbox' });
+    expect(attentionNotice({ ...base, type: 'attention.requested', data: { kind: 'form' } })).toEqual({ title: 'Codex CLI needs your input', body: 'Open the inbox to answer.', route: '#/sessions/s?event=01J', session: 's', request: '01J', answers: [] });
     const long = attentionNotice({ ...base, agent: 'my-agent', type: 'attention.requested', data: { kind: 'permission', prompt: 'y'.repeat(500) } });
     expect(long?.title).toBe('my-agent asks for permission');
     expect(long?.body.length).toBe(240);

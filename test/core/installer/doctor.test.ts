@@ -72,6 +72,8 @@ describe('doctor', () => {
     expect(byCheck(findings, 'codex', 'hook-command')).toHaveLength(1);
     expect(byCheck(findings, 'hermes', 'hook-command')).toHaveLength(1);
     expect(byCheck(findings, 'codex', 'trust')[0].remedy).toContain('/hooks');
+    // Doctor cannot see whether Codex trusts its hooks: a note, never a pass.
+    expect(byCheck(findings, 'codex', 'trust')[0].unchecked).toBe(true);
     // What reached the daemon: the vendor's route, the token, the opt-in, a doctor session.
     const claude = daemon.hooks.filter((h) => h.vendor === 'claude-code');
     expect(claude).toHaveLength(2);

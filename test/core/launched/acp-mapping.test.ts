@@ -16,7 +16,7 @@ interface Moment {
   input: { kind: string; method: string; params?: Record<string, unknown>; result?: Record<string, unknown> };
   expected: { type: string; data: Record<string, unknown>; subject?: string }[];
 }
-const fixture = JSON.parse(readFileSync(new URL('../../../../../shared/aep/fixtures/mappings/acp.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(readFileSync(new URL('../../../../shared/aep/fixtures/mappings/acp.json', import.meta.url), 'utf8')) as {
   moments: Record<string, Moment>;
   fallback: Moment;
 };

@@ -14,7 +14,7 @@ import { validateStream } from '../../../main/core/aep/stream-checker';
 import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from './agents-harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const WIRE_DIR = fileURLToPath(new URL('../../../../../shared/research/acp-wire/', import.meta.url));
+const WIRE_DIR = fileURLToPath(new URL('../../../../shared/research/acp-wire/', import.meta.url));
 const REPLAY = fileURLToPath(new URL('../../support/replay-wire-agent.mjs', import.meta.url));
 const files = readdirSync(WIRE_DIR).filter((f) => f.endsWith('.json')).sort();
 

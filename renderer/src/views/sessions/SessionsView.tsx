@@ -59,7 +59,8 @@ function open(session: string): void {
 export function SessionsView() {
   const { store } = useConsole();
   const version = useStoreAreas('sessions', 'fleet', 'status');
-  const [show, setShow] = useState<Show>('live');
+  // Until the operator picks, Live when any session is live, else All (never an empty Live list).
+  const [chosen, setShow] = useState<Show | null>(null);
   const [query, setQuery] = useState('');
   const [cursor, setCursor] = useState(0);
   const tableRef = useRef<HTMLTableSectionElement>(null);
@@ -85,6 +86,7 @@ export function SessionsView() {
     () => store.rowsOf(),
     [store, version],
   );
+  const show: Show = chosen ?? (rows.some((r) => r.phase !== 'ended') ? 'live' : 'all');
   const q = query.trim().toLowerCase();
   const shown = rows.filter(
     (r) =>
