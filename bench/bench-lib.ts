@@ -3,13 +3,11 @@
  * keep-alive HTTP posting, event builders, and the one-line result format scripts/bench.mjs reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineTicks, tickShare, type MachineTicks } from '../scripts/machine-ticks.mjs';
 import { fileURLToPath } from 'node:url';
-import type { AepEvent } from '../common/aep/envelope';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -18,6 +16,8 @@ export interface BenchDaemon {
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
+  /** The temp directory holding `dataDir`. */
+  readonly dir: string;
   readonly operator: string;
   readonly hook: string;
   readonly child: ChildProcess;
@@ -33,8 +33,12 @@ export interface BenchDaemon {
  * Starts `aep-companion serve --port 0` on a fresh temp directory, from the bundled CLI (what
  * users run; scripts/bench.mjs builds it first), so the figures carry no TypeScript loader.
  */
-export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchDaemon> {
-  const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
+export async function startBenchDaemon(
+  extraArgs: string[] = [],
+  options: { readonly dir?: string } = {},
+): Promise<BenchDaemon> {
+  // `dir`: a directory an earlier daemon of this run used (a restart on the same data).
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'aep-bench-'));
   const dataDir = join(dir, 'data');
   const child = spawn(
     process.execPath,
@@ -64,18 +68,11 @@ export async function startBenchDaemon(extraArgs: string[] = []): Promise<BenchD
     url,
     port: Number(new URL(url).port),
     dataDir,
+    dir,
     operator: readFileSync(join(dataDir, 'operator-token'), 'utf8').trim(),
     hook: readFileSync(join(dataDir, 'hook-token'), 'utf8').trim(),
     child,
-    rssMiB: () => {
-      try {
-        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-        return kb / 1024;
-      } catch {
-        return NaN;
-      }
-    },
+    rssMiB: () => rssMiB(child.pid),
     stop: async (options = {}) => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
@@ -124,29 +121,14 @@ function postOnce(url: string, token: string, body: string): Promise<number> {
   });
 }
 
-/** A realistic tool event (the AEP-0001 §5.3 example shape). */
-export function toolEvent(
-  session: string,
-  seq: number,
-  extra: Record<string, unknown> = {},
-): AepEvent {
-  return {
-    aep: '0.1',
-    id: `01JBENCH${session.padStart(6, '0')}${String(seq).padStart(12, '0')}`,
-    type: 'tool.completed',
-    subject: 'Bash',
-    time: '2026-07-03T10:15:04.221Z',
-    source: `aep://bench/agent/claude-code/session/${session}`,
-    agent: 'claude-code',
-    session,
-    run: 'r_0042',
-    seq,
-    epoch: 0,
-    severity: 'info',
-    capture: 'metadata',
-    data: { tool: { name: 'Bash', call_id: `t_${seq}` }, status: 'success', duration_ms: 1240 },
-    ...extra,
-  } as AepEvent;
+/** Resident set size of a process in MiB (Linux /proc); NaN elsewhere. */
+export function rssMiB(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
 }
 
 /**
@@ -164,56 +146,10 @@ export function processCpuMs(pid: number | undefined): number {
   }
 }
 
-/**
- * CPU time (ms) the live threads of a process have used so far, from each thread's schedstat (ns
- * resolution, where /proc/<pid>/stat counts clock ticks of 10 ms); NaN elsewhere. Threads that
- * ended are not counted, so it suits processes whose threads live as long as they do (a daemon
- * and its workers, an echo server).
- */
-export function processThreadsCpuMs(pid: number | undefined): number {
-  try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // The thread ended between the listing and the read.
-      }
-    }
-    return ns / 1e6;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Bytes the process has written so far through write calls (`wchar` of /proc/<pid>/io); NaN elsewhere. */
-export function processWrittenBytes(pid: number | undefined): number {
-  try {
-    return Number(/^wchar:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
-  } catch {
-    return NaN;
-  }
-}
-
-/**
- * The share (%) of the machine's CPU time the hypervisor gave to other guests between two
- * `machineTicks()` reads: on a virtual machine this is what makes two runs of the same bench
- * differ, so the sections that compare against a floor report it beside their ratios. NaN when
- * /proc/stat is not there.
- */
-export const stolenShare = (before: MachineTicks | null, after: MachineTicks | null): number =>
-  tickShare(before, after, 'steal');
-
-export { machineTicks };
-
 /** Prints one section's figures in the line format scripts/bench.mjs collects. */
 export function report(section: string, figures: Record<string, number | string | boolean>): void {
   process.stdout.write(`BENCH ${JSON.stringify({ section, figures })}\n`);
 }
-
-/** Latency histogram of the fan-out bench: 0.05 ms buckets up to 30 s, plus an overflow bucket. */
-export const BUCKET_MS = 0.05;
-export const BUCKETS = 600_000;
 
 /** Percentile of a sorted array. */
 export function percentile(sorted: readonly number[], p: number): number {

@@ -33,8 +33,16 @@ function newest(dir: string): number {
 /** Builds the console when out/renderer is missing or older than its sources. */
 function ensureConsoleBuilt(): void {
   const index = join(root, 'out/renderer/index.html');
-  if (existsSync(index) && statSync(index).mtimeMs > Math.max(newest(join(root, 'renderer')), newest(join(root, 'common')))) return;
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (
+    existsSync(index) &&
+    statSync(index).mtimeMs > Math.max(newest(join(root, 'renderer')), newest(join(root, 'common')))
+  )
+    return;
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   if (r.status !== 0) throw new Error('electron-vite build failed');
 }
 
@@ -45,7 +53,10 @@ function events(fromSeq: number, count: number): AepEvent[] {
   for (let i = 0; i < count; i++) {
     const seq = fromSeq + i;
     let type = 'tool.requested';
-    let data: Record<string, unknown> = { tool: { name: 'Bash', call_id: `c${seq - (seq % 2)}` }, args: { command: `echo step-${seq}` } };
+    let data: Record<string, unknown> = {
+      tool: { name: 'Bash', call_id: `c${seq - (seq % 2)}` },
+      args: { command: `echo step-${seq}` },
+    };
     if (seq % 20 === 1) {
       type = 'run.started';
       data = { prompt: `prompt ${seq}`, trigger: 'user' };
@@ -56,7 +67,19 @@ function events(fromSeq: number, count: number): AepEvent[] {
       type = 'tool.completed';
       data = { tool: { name: 'Bash', call_id: `c${seq - 1}` }, duration_ms: 12 };
     }
-    out.push({ aep: '0.1', id: `bench-console-${seq}`, type, time: new Date(t0 + i).toISOString(), source: 'aep://bench/console', agent: 'bench-agent', session: SESSION, epoch: 0, seq, capture: 'full', data });
+    out.push({
+      aep: '0.1',
+      id: `bench-console-${seq}`,
+      type,
+      time: new Date(t0 + i).toISOString(),
+      source: 'aep://bench/console',
+      agent: 'bench-agent',
+      session: SESSION,
+      epoch: 0,
+      seq,
+      capture: 'full',
+      data,
+    });
   }
   return out;
 }
@@ -114,21 +137,41 @@ function floor(token: string): string {
 
 async function main(): Promise<void> {
   if (CONSOLE_DIR === undefined) ensureConsoleBuilt();
-  const daemon = await startBenchDaemon(['--console-dir', CONSOLE_DIR ?? join(root, 'out/renderer'), '--max-events-per-session', String(HISTORY + LIVE + 1_000)]);
+  const daemon = await startBenchDaemon([
+    '--console-dir',
+    CONSOLE_DIR ?? join(root, 'out/renderer'),
+    '--max-events-per-session',
+    String(HISTORY + LIVE + 1_000),
+  ]);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   try {
     for (let i = 0; i < HISTORY; i += 5_000) {
-      const status = await postNdjson(daemon.url, daemon.hook, ndjson(events(i + 1, Math.min(5_000, HISTORY - i))));
+      const status = await postNdjson(
+        daemon.url,
+        daemon.hook,
+        ndjson(events(i + 1, Math.min(5_000, HISTORY - i))),
+      );
       if (status !== 202) throw new Error(`POST /events answered ${status}`);
     }
     const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
     await page.goto(`${daemon.url}/?skipWizard=1#token=${daemon.operator}`);
     await page.waitForSelector('[data-testid=connection-state][data-phase=open]');
 
-    const started = await page.evaluate(`(() => { const t = performance.now(); location.hash = '#/sessions/${SESSION}'; return t; })()`);
+    const started = await page.evaluate(
+      `(() => { const t = performance.now(); location.hash = '#/sessions/${SESSION}'; return t; })()`,
+    );
     const render = (await page.evaluate(shown(HISTORY))) as { first: number; perf: number };
     const renderMs = render.perf - (started as number);
     const firstMs = render.first - (started as number);
@@ -136,7 +179,8 @@ async function main(): Promise<void> {
     // The floor, in the same page and run: the least any design must do to show this history,
     // one request for the same stored events, one JSON parse, one painted row.
     const floors: number[] = [];
-    for (let i = 0; i < 3; i++) floors.push((await page.evaluate(floor(daemon.operator))) as number);
+    for (let i = 0; i < 3; i++)
+      floors.push((await page.evaluate(floor(daemon.operator))) as number);
     const floorMs = Math.min(...floors);
 
     const waiting = page.evaluate(painted(HISTORY + LIVE)) as Promise<{ wall: number }>;

@@ -49,19 +49,26 @@ async function rawStart(): Promise<number> {
 
 /** Floor: a line written straight into the agent's stdin until it reads it (ms each). */
 async function pipeFloor(record: string, n: number): Promise<number[]> {
-  const child = spawn(process.execPath, [MOCK, `--record=${record}`], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [MOCK, `--record=${record}`], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   child.stdout.resume();
   await new Promise((r) => setTimeout(r, 300));
   const sent: number[] = [];
   for (let i = 0; i < n; i++) {
     sent.push(now());
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'bench/ping', params: { i } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'bench/ping', params: { i } })}\n`,
+    );
     await new Promise((r) => setTimeout(r, 2));
   }
   await new Promise((r) => setTimeout(r, 200));
   child.stdin.end();
   await new Promise((r) => child.on('exit', r));
-  const got = readFileSync(record, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
+  const got = readFileSync(record, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => Number(l.split(' ')[0]));
   return got.map((t, i) => t - sent[i]);
 }
 
@@ -70,10 +77,19 @@ async function main(): Promise<void> {
   const daemon = await startBenchDaemon();
   try {
     const api = (method: string, path: string, body?: unknown) =>
-      fetch(`${daemon.url}${path}`, { method, headers: { authorization: `Bearer ${daemon.operator}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+      fetch(`${daemon.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${daemon.operator}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, unknown>>);
     const record = join(dir, 'stdin.log');
-    await api('PATCH', '/api/settings', { 'features.steering': true, 'agents.qwen-code.command': [process.execPath, MOCK, `--record=${record}`] });
-    const ws = new WebSocket(`${daemon.url.replace(/^http/, 'ws')}/socket`, { headers: { authorization: `Bearer ${daemon.operator}` } });
+    await api('PATCH', '/api/settings', {
+      'features.steering': true,
+      'agents.qwen-code.command': [process.execPath, MOCK, `--record=${record}`],
+    });
+    const ws = new WebSocket(`${daemon.url.replace(/^http/, 'ws')}/socket`, {
+      headers: { authorization: `Bearer ${daemon.operator}` },
+    });
     await new Promise((r) => ws.once('open', r));
     const listeners = new Set<(e: Record<string, unknown>) => void>();
     ws.on('message', (raw) => {
@@ -81,7 +97,14 @@ async function main(): Promise<void> {
       const e = (m.type === 'event' ? m.event : m) as Record<string, unknown>;
       if (typeof e.aep === 'string') for (const l of [...listeners]) l(e);
     });
-    ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'bench' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        versions: ['0.1'],
+        role: 'consumer',
+        identity: { agent: 'bench' },
+      }),
+    );
     ws.send(JSON.stringify({ type: 'subscribe', id: 'all' }));
     await new Promise((r) => setTimeout(r, 200));
     const waitEvent = (pred: (e: Record<string, unknown>) => boolean) =>
@@ -117,12 +140,31 @@ async function main(): Promise<void> {
       const id = `01BENCH${String(i).padStart(19, '0')}`;
       const done = waitEvent((e) => e.session === session && e.type === 'run.finished');
       sentAt.push(now());
-      ws.send(JSON.stringify({ aep: '0.1', id, type: 'x.qwen-code.control.send_input', time: new Date().toISOString(), source: 'aep://localhost/agent/bench', agent: 'operator', session, capture: 'redacted', data: { text: `p${i}` } }));
+      ws.send(
+        JSON.stringify({
+          aep: '0.1',
+          id,
+          type: 'x.qwen-code.control.send_input',
+          time: new Date().toISOString(),
+          source: 'aep://localhost/agent/bench',
+          agent: 'operator',
+          session,
+          capture: 'redacted',
+          data: { text: `p${i}` },
+        }),
+      );
       await done;
     }
-    const lines = readFileSync(record, 'utf8').trim().split('\n').filter((l) => l.includes('"session/prompt"') && l.includes(`"${session}"`));
-    if (lines.length < PROMPTS) throw new Error(`the agent read ${lines.length} of ${PROMPTS} prompts`);
-    const promptLatency = lines.slice(-PROMPTS).map((l, i) => Number(l.split(' ')[0]) - sentAt[i]).sort((a, b) => a - b);
+    const lines = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('"session/prompt"') && l.includes(`"${session}"`));
+    if (lines.length < PROMPTS)
+      throw new Error(`the agent read ${lines.length} of ${PROMPTS} prompts`);
+    const promptLatency = lines
+      .slice(-PROMPTS)
+      .map((l, i) => Number(l.split(' ')[0]) - sentAt[i])
+      .sort((a, b) => a - b);
     const floor = (await pipeFloor(join(dir, 'floor.log'), PROMPTS)).sort((a, b) => a - b);
     ws.close();
     const p50 = (xs: number[]) => percentile(xs, 50);
@@ -135,7 +177,9 @@ async function main(): Promise<void> {
       'prompt cmd → agent stdin p50 ms': Number(p50(promptLatency).toFixed(2)),
       'prompt cmd → agent stdin p99 ms': Number(p99(promptLatency).toFixed(2)),
       'pipe floor p99 ms': Number(p99(floor).toFixed(2)),
-      'prompt p99 / pipe floor p99': Number((p99(promptLatency) / Math.max(0.01, p99(floor))).toFixed(1)),
+      'prompt p99 / pipe floor p99': Number(
+        (p99(promptLatency) / Math.max(0.01, p99(floor))).toFixed(1),
+      ),
     });
   } finally {
     await daemon.stop();
