@@ -6,6 +6,7 @@ import type { Feature } from './daemon-context';
 import { hooksFeature } from './agents/observed-feature';
 import { installerApiFeature } from './api/installer-api';
 import { agentsFeature } from './agents/launched-feature';
+import { openhandsFeature } from './vendors/openhands/feature';
 
 /** Every feature of the product. */
-export const FEATURES: readonly Feature[] = [hooksFeature, installerApiFeature(), agentsFeature];
+export const FEATURES: readonly Feature[] = [hooksFeature, installerApiFeature(), agentsFeature, openhandsFeature];
