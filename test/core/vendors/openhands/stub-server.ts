@@ -24,6 +24,8 @@ interface Conv {
   deleted: boolean;
   /** User message texts the agent has not read yet. */
   unread: string[];
+  /** What the model call in flight was given (it started when the previous step ended). */
+  inflight: string[];
   steps: number;
 }
 
@@ -86,7 +88,7 @@ export class StubAgentServer {
   /** Starts a conversation: the system prompt, the first user message, a run (status running). */
   create(task = 'Please fix the failing test.', title = 'Fix the failing test'): string {
     const id = randomUUID();
-    const c: Conv = { id, title, status: 'idle', events: [], sockets: new Set(), deleted: false, unread: [], steps: 0 };
+    const c: Conv = { id, title, status: 'idle', events: [], sockets: new Set(), deleted: false, unread: [], inflight: [], steps: 0 };
     this.conversations.set(id, c);
     this.append(c, { kind: 'SystemPromptEvent', source: 'agent', system_prompt: text('You are OpenHands.')[0], tools: [] });
     this.userMessage(c, task);
@@ -101,14 +103,15 @@ export class StubAgentServer {
   }
 
   /**
-   * One agent step: the prompt is built from the log now (it reads every unread user message), then
-   * a terminal action and its observation; `confirm` stops before executing (confirmation mode);
-   * `finish` answers with text and ends the task.
+   * One agent step: the model response of the call in flight (its prompt was built from the log when
+   * the previous step ended, so a message appended since is not in it), then a terminal action and
+   * its observation; the next call starts at once with the log as it is now. `confirm` stops before
+   * executing (confirmation mode); `finish` answers with text and ends the task.
    */
   step(id: string, opts: { confirm?: boolean; finish?: string; command?: string } = {}): Ev | null {
     const c = this.conv(id);
     if (c.status !== 'running') return null;
-    const read = c.unread.splice(0);
+    const read = c.inflight.splice(0);
     c.steps += 1;
     const resp = `resp-${c.steps}`;
     if (opts.finish !== undefined) {
@@ -139,6 +142,7 @@ export class StubAgentServer {
       return action;
     }
     this.observe(c, action);
+    c.inflight = c.unread.splice(0);
     return action;
   }
 
@@ -202,6 +206,8 @@ export class StubAgentServer {
   }
 
   private setStatus(c: Conv, status: string): void {
+    // A run (re)starting begins a model call with what the log holds now.
+    if (status === 'running' && c.status !== 'running') c.inflight.push(...c.unread.splice(0));
     c.status = status;
     this.append(c, { kind: 'ConversationStateUpdateEvent', source: 'environment', key: 'execution_status', value: status });
   }
