@@ -1,8 +1,9 @@
 /**
  * How far each OpenHands conversation has been read (main/core/vendors/openhands): the last
  * persisted event id and its naive server timestamp, per agent server and conversation, written
- * after the events it covers were admitted. A restarted daemon resumes there: REST paging from that
- * event, the socket `since` its time, so nothing is emitted twice and nothing is skipped.
+ * after the events it covers were admitted, with the mapping's state at that point (execution
+ * status, open AEP run, open confirmation card). A restarted daemon resumes there: REST paging from
+ * that event, the socket `since` its time, the same run still open; nothing is emitted twice.
  */
 import type { Migration } from './migration';
 
@@ -17,6 +18,10 @@ export const openhandsCursorsMigration: Migration = {
         conversation TEXT NOT NULL,
         last_id TEXT,
         last_ts TEXT,
+        status TEXT,
+        run TEXT,
+        attention TEXT,
+        cards INTEGER NOT NULL DEFAULT 0,
         ended INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (server, conversation)
       ) WITHOUT ROWID;

@@ -176,7 +176,9 @@ export class OpenHandsBridge {
     const row = this.deps.cursors.get(server, id);
     if (row?.ended) return;
     const gen = this.generation;
+    // Resumed where the record says: the same run and card stay open across a restart.
     const mapping = newConversationMapping();
+    if (row) Object.assign(mapping, { status: row.status, run: row.run, attention: row.attention, cards: row.cards });
     const w: Watched = {
       id,
       mapping,
@@ -207,6 +209,7 @@ export class OpenHandsBridge {
       }),
     };
     this.watched.set(id, w);
+    if (mapping.run !== null) this.deps.emitter.setMappingState(id, { ...this.deps.emitter.mappingState(id), run: mapping.run });
     this.declare(id);
     w.watch.start();
   }
@@ -229,7 +232,7 @@ export class OpenHandsBridge {
     }
     emitter.setMappingState(w.id, { ...emitter.mappingState(w.id), run: w.mapping.run });
     await emitter.send(out);
-    this.deps.cursors.set(server, w.id, cursor.lastId, cursor.lastTs);
+    this.deps.cursors.set(server, w.id, cursor.lastId, cursor.lastTs, w.mapping);
     if (w.ended) this.finish(w, server);
   }
 

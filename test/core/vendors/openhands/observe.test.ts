@@ -16,6 +16,23 @@ const vendorIds = (rig: Rig, id: string): string[] =>
     .filter((v): v is string => typeof v === 'string');
 
 describe('observing an OpenHands conversation', () => {
+  it('scrubs the session API key from every event, as the daemon\'s own tokens', async () => {
+    rig = await startRig();
+    await rig.api('PATCH', '/api/settings', { 'capture.ceiling': 'full' });
+    const id = rig.stub.create(`my key is ${rig.stub.key}`);
+    rig.stub.step(id, { command: `echo ${rig.stub.key}` });
+    await rig.bridge.pollNow();
+    await rig.c.event((e) => e.session === id && e.type === 'tool.completed');
+    await rig.bridge.idle();
+    // As stored (the capture ceiling is full): the text is there, the key is not.
+    const history = JSON.stringify((await rig.api<unknown>('GET', `/api/sessions/history?session=${id}`)).body);
+    expect(history).toContain('my key is ');
+    expect(history).toContain('echo ');
+    expect(history).not.toContain(rig.stub.key);
+    expect(JSON.stringify(sessionEvents(rig.c, id))).not.toContain(rig.stub.key);
+    expect(JSON.stringify((await rig.api('GET', '/api/openhands')).body)).not.toContain(rig.stub.key);
+  });
+
   it('maps a running conversation into an openhands session with its tool events, text and runs', async () => {
     rig = await startRig();
     const id = rig.stub.create('Please fix the failing test.');
@@ -68,6 +85,7 @@ describe('observing an OpenHands conversation', () => {
     rig.stub.step(id);
     await until(() => sessionEvents(rig!.c, id).filter((e) => e.type === 'tool.completed').length === 3 || undefined, 'a live step after the reconnect');
     const before = new Set(vendorIds(rig, id));
+    const runBefore = sessionEvents(rig.c, id).find((e) => e.type === 'run.started')!.run;
     await rig.bridge.idle();
     await rig.restart();
     const next = rig.stub.step(id)!;
@@ -78,5 +96,10 @@ describe('observing an OpenHands conversation', () => {
     expect(resumed).toContain(next.id);
     expect(resumed.filter((v) => before.has(v))).toEqual([]);
     expect(sessionEvents(rig.c, id).some((e) => e.type === 'session.started')).toBe(false);
+    // The run opened before the restart is the one the restarted daemon closes.
+    rig.stub.step(id, { finish: 'Done.' });
+    const finished = await rig.c.event((e) => e.session === id && e.type === 'run.finished');
+    expect(finished.run).toBe(runBefore);
+    expect(sessionEvents(rig.c, id).some((e) => e.type === 'run.started')).toBe(false);
   });
 });
