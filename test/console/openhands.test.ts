@@ -3,7 +3,8 @@
  * (the stand-in of test/core/vendors/openhands/stub-server.ts) is connected from Settings →
  * OpenHands with control allowed, its running conversation appears as an `openhands` session with
  * its tool events, and a message written in the composer is appended (run:false) and shown Steered
- * once the agent's next step has read it.
+ * once the agent's next step has read it; a pending action's confirmation card is answered from
+ * the session (Approve → respond_to_confirmation).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -88,6 +89,18 @@ describe('an OpenHands conversation in the console', () => {
     expect(await item.getByTestId('input-chip').textContent()).toContain('Steered');
     await expect.poll(() => page.locator('.session-main').textContent(), { timeout: 20_000 }).toContain('terminal');
     await shootBothThemes(page, 'openhands-session-steered');
+
+    // A pending action in confirmation mode: an answerable card; Approve → respond_to_confirmation.
+    const pending = stub.step(id, { confirm: true })!;
+    const card = page.getByTestId('attention-card').first();
+    await card.waitFor({ timeout: 20_000 });
+    expect(await card.textContent()).toContain('OpenHands awaits confirmation for terminal');
+    await expect.poll(() => badge.textContent(), { timeout: 20_000 }).toContain('answer the confirmation first');
+    await shootBothThemes(page, 'openhands-confirmation-card');
+    await card.getByTestId('answer-approve').click();
+    await expect.poll(() => stub.posts.at(-1), { timeout: 20_000 }).toEqual({ path: `/api/conversations/${id}/events/respond_to_confirmation`, body: { accept: true } });
+    await expect.poll(() => stub.conv(id).events.some((e) => e.kind === 'ObservationEvent' && e.tool_call_id === pending.tool_call_id)).toBe(true);
+    await expect.poll(() => page.getByTestId('attention-card').count(), { timeout: 20_000 }).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });

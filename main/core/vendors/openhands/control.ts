@@ -240,7 +240,8 @@ export class OpenHandsControl {
     if (m.attention === null || m.status !== 'waiting_for_confirmation') return refused('no confirmation of this conversation is open');
     const subject = m.attention;
     const answer = (command.data?.answer ?? {}) as { option?: unknown; text?: unknown };
-    const option = answer.option === 'allow' ? 'approve' : answer.option;
+    // A reply with text alone denies, with the text as the reason (the card's free-text reply).
+    const option = answer.option === 'allow' ? 'approve' : answer.option === undefined && typeof answer.text === 'string' ? 'deny' : answer.option;
     if (option !== 'approve' && option !== 'deny') return invalid('answer.option must be "approve" or "deny"');
     const reason = typeof answer.text === 'string' && answer.text.trim() !== '' ? answer.text.trim() : undefined;
     // Answered here: the status flip that follows (it can come before the reply) finds the card resolved.

@@ -23,11 +23,12 @@ export function serverState(events: readonly AepEvent[]): string | null {
 }
 
 /** What the badge says and why nothing can be sent (null when it can). */
-export function openHandsSteering(f: { ended: boolean; routed: boolean; server: string | null; steeringOn: boolean | null; working: boolean }): { badge: string; blocked: string | null } {
+export function openHandsSteering(f: { ended: boolean; routed: boolean; server: string | null; steeringOn: boolean | null; working: boolean; waiting?: boolean }): { badge: string; blocked: string | null } {
   if (f.ended) return { badge: 'session ended', blocked: 'The conversation has ended; nothing can reach it any more.' };
   if (f.steeringOn === false) return { badge: 'steering is off', blocked: 'Steering is off (the kill switch in the header).' };
   if (f.server !== null && f.server !== 'connected' && !f.routed)
     return { badge: `agent server ${f.server}`, blocked: `The OpenHands agent server is ${f.server}: this conversation cannot be reached now.` };
+  if (f.waiting && f.routed) return { badge: 'answer the confirmation first', blocked: 'The agent waits for a confirmation: answer its card first (a message now would be read only after it).' };
   if (!f.routed) return { badge: 'not steerable now', blocked: 'Control is not opted in (connect with --instruct, or tick “Allow control” in Settings → OpenHands).' };
   return { badge: f.working ? 'next step of the running agent' : 'idle: read when its next run starts', blocked: null };
 }
@@ -36,8 +37,8 @@ export function OpenHandsSteerBadge({ session }: { session: string }) {
   const { store } = useConsole();
   useStoreAreas('fleet', 'status');
   const events = store.fleet.get(session)?.events ?? [];
-  const phase = streamState(events).phase;
-  const s = openHandsSteering({ ended: phase === 'ended', routed: store.roster.accepts(session).includes(sendInputType('openhands')), server: serverState(events), steeringOn: store.steeringEnabled, working: phase === 'working' });
+  const { phase, open } = streamState(events);
+  const s = openHandsSteering({ ended: phase === 'ended', routed: store.roster.accepts(session).includes(sendInputType('openhands')), server: serverState(events), steeringOn: store.steeringEnabled, working: phase === 'working', waiting: open.size > 0 });
   return (
     <span data-testid="openhands-steer-badge">
       <Badge tone={s.blocked ? 'warn' : 'accent'} title={s.blocked ?? s.badge}>
@@ -52,9 +53,9 @@ export function OpenHandsComposer({ session }: { session: string }) {
   useStoreAreas('fleet', 'status', 'sessions');
   const [text, setText] = useState('');
   const events = store.fleet.get(session)?.events ?? [];
-  const phase = streamState(events).phase;
+  const { phase, open } = streamState(events);
   const routed = store.roster.accepts(session).includes(sendInputType('openhands'));
-  const { blocked } = openHandsSteering({ ended: phase === 'ended', routed, server: serverState(events), steeringOn: store.steeringEnabled, working: phase === 'working' });
+  const { blocked } = openHandsSteering({ ended: phase === 'ended', routed, server: serverState(events), steeringOn: store.steeringEnabled, working: phase === 'working', waiting: open.size > 0 });
   const canSend = !blocked && text.trim().length > 0 && text.length <= MAX_INPUT_CHARS;
   const send = () => {
     if (!canSend) return;

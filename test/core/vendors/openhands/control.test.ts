@@ -118,7 +118,7 @@ describe('cancel and confirmations', () => {
     expect(rig.stub.conv(id).status).toBe('paused');
   });
 
-  it('a pending action becomes an answerable card; approve runs it, deny rejects it', async () => {
+  it('a pending action becomes an answerable card; approve runs it, a reply with a reason denies it', async () => {
     rig = await startRig();
     const id = await running(rig);
     const action = rig.stub.step(id, { confirm: true })!;
@@ -136,7 +136,7 @@ describe('cancel and confirmations', () => {
 
     const second = rig.stub.step(id, { confirm: true })!;
     const card2 = await rig.c.event((e) => e.session === id && e.type === 'attention.requested' && e.id !== card.id);
-    const deny = command('control.attention.respond', id, { answer: { option: 'deny', text: 'Do not touch prod.' } }, { subject: card2.id, capture: 'redacted' });
+    const deny = command('control.attention.respond', id, { answer: { text: 'Do not touch prod.' } }, { subject: card2.id, capture: 'redacted' });
     rig.c.send(deny);
     const rejected = await rig.c.event((e) => e.session === id && e.type === 'x.openhands.user_reject.observation');
     expect(rejected.data).toMatchObject({ tool: { name: 'terminal', call_id: second.tool_call_id } });
