@@ -267,6 +267,3 @@ export class OpenHandsBridge {
     this.deps.emitter.release(w.id);
   }
 }
-
-/** Whether an event list holds a session end (tests). */
-export const endsSession = (events: readonly AepEvent[]): boolean => events.some((e) => e.type === 'session.ended');
