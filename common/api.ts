@@ -2,6 +2,7 @@
  * The console API contract: one typed map of every /api route. Adding a call means adding it
  * here, then the handler in main/core/api, then the client in renderer/src/api.
  */
+import type { OpenHandsConnectRequest, OpenHandsState } from './openhands';
 import type { AepEvent } from './aep/envelope';
 import type { AgentCatalogueEntry, AgentId, LaunchedSessionInfo, LaunchRequest, LaunchResult } from './agents';
 import type { AgentInputRecord, MidTurnSteeringState, PendingItem, PendingList } from './agent-inputs';
@@ -267,6 +268,11 @@ export interface ApiContract {
   'POST /api/pending/resume': { req: { session: string }; res: PendingList };
   /** A launched session's messages with their lifecycle and outcome, newest first. */
   'GET /api/inputs': { req: { session: string; limit?: number }; res: readonly AgentInputRecord[] };
+  /** The OpenHands agent-server connection (never its key). */
+  'GET /api/openhands': { req: void; res: OpenHandsState };
+  /** Connects to an OpenHands agent server: the key is written to a 0600 file and never echoed. */
+  'POST /api/openhands/connect': { req: OpenHandsConnectRequest; res: OpenHandsState };
+  'POST /api/openhands/disconnect': { req: void; res: OpenHandsState };
 }
 
 export type ApiRoute = keyof ApiContract;

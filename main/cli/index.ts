@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   doctor: { summary: 'check installed hooks, daemon health and tokens', load: async () => (await import('./commands/doctor')).run },
   launch: { summary: 'start an agent (claude-code, codex, qwen-code, gemini-cli) in a directory', load: async () => (await import('./commands/launch')).run },
   prompt: { summary: 'send a prompt to a launched session (queued while it works)', load: async () => (await import('./commands/prompt')).run },
+  openhands: { summary: 'connect to an OpenHands agent server (connect, disconnect, status)', load: async () => (await import('./commands/openhands')).run },
   cancel: { summary: 'stop the running turn of a launched session', load: async () => (await import('./commands/cancel')).run },
 };
 

@@ -42,6 +42,8 @@ export interface DaemonContext {
   readonly tokens: { readonly operator: string; readonly hook: string };
   /** Records that a vendor hook was seen at `timeMs` (default now; shown by /api/status, formatted only then). */
   reportHook(vendor: VendorId, timeMs?: number): void;
+  /** Adds a secret the relay scrubs from every event like the daemon's tokens (a vendor key); the disposer removes it. */
+  addSecret?(secret: string): () => void;
   /** Last hook time per vendor. */
   lastHooks(): Partial<Record<VendorId, string>>;
   /**

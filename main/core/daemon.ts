@@ -221,10 +221,12 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     );
     // The pair is built again only when a token rotates: every ingest asks for it.
     let secrets: readonly string[] = [];
+    // Secrets features hold (a vendor server's key): scrubbed like the daemon's own tokens.
+    const featureSecrets = new Set<string>();
     const currentSecrets = (): readonly string[] => {
       const operator = tokens.get('operator');
       const hook = tokens.get('hook');
-      if (secrets[0] !== operator || secrets[1] !== hook) secrets = [operator, hook];
+      if (secrets[0] !== operator || secrets[1] !== hook || secrets.length !== 2 + featureSecrets.size) secrets = [operator, hook, ...featureSecrets];
       return secrets;
     };
     const relay = new Relay({
@@ -285,6 +287,14 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       },
       reportHook: (vendor, timeMs) => {
         lastHook.set(vendor, timeMs ?? Date.now());
+      },
+      addSecret: (secret) => {
+        featureSecrets.add(secret);
+        secrets = [];
+        return () => {
+          featureSecrets.delete(secret);
+          secrets = [];
+        };
       },
       lastHooks: () => Object.fromEntries([...lastHook].map(([vendor, ms]) => [vendor, new Date(ms).toISOString()])),
       beforeRequest: (barrier) => {

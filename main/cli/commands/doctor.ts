@@ -25,6 +25,10 @@ export async function run(args: string[]): Promise<number> {
   );
   const { runDoctor } = await import('../../core/installer');
   const findings = await runDoctor(vendor ? { vendor } : {}, env);
+  if (!vendor) {
+    const { openHandsDoctor } = await import('../../core/vendors/openhands/doctor');
+    findings.push(...(await openHandsDoctor(env.dataDir)));
+  }
   if (options.has('json')) {
     process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
   } else {

@@ -14,6 +14,7 @@ import { sessionOrderMigration } from './0120-session-order';
 import { commitJournalMigration } from './0130-commit-journal';
 import { intakeMarksMigration } from './0140-intake-marks';
 import { queuePausesMigration } from './0170-queue-pauses';
+import { openhandsCursorsMigration } from './0190-openhands-cursors';
 
 export type { Migration } from './migration';
 
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   commitJournalMigration,
   intakeMarksMigration,
   queuePausesMigration,
+  openhandsCursorsMigration,
 ];

@@ -15,6 +15,7 @@ import { SteerabilityBadge } from '../sessions/SteerabilityBadge';
 import { InputList } from '../composer/InputList';
 import { LaunchedComposer } from '../composer/LaunchedComposer';
 import { ClineComposer, ClineSteerBadge } from '../composer/ClineComposer';
+import { OpenHandsComposer, OpenHandsSteerBadge } from '../composer/OpenHandsComposer';
 import { PendingList } from '../composer/PendingList';
 import { LaunchBadge } from '../launch/LaunchBadge';
 import { LaunchedSteerBadge } from '../launch/LaunchedSteerBadge';
@@ -99,6 +100,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
   const s = summaryRow?.summary;
   const launched = store.launched.get(id);
   const cline = !launched && s?.vendor === 'cline';
+  const openhands = !launched && s?.agent === 'openhands' && s.vendor === null;
   const exhausted = store.exhausted.get(id);
   return (
     <div
@@ -138,7 +140,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
         <div className="session-badges">
           {summaryRow ? <PhaseBadge phase={summaryRow.phase} /> : null}
           <LaunchBadge launched={!!launched} />
-          {launched ? <LaunchedSteerBadge info={launched} /> : cline ? <ClineSteerBadge session={id} /> : summaryRow ? <SteerabilityBadge steerability={summaryRow.steerability} /> : null}
+          {launched ? <LaunchedSteerBadge info={launched} /> : cline ? <ClineSteerBadge session={id} /> : openhands ? <OpenHandsSteerBadge session={id} /> : summaryRow ? <SteerabilityBadge steerability={summaryRow.steerability} /> : null}
         </div>
       </div>
       {exhausted ? (
@@ -190,9 +192,9 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
                 <InputList session={id} />
               </section>
             </>
-          ) : cline ? (
+          ) : cline || openhands ? (
             <>
-              <ClineComposer session={id} />
+              {cline ? <ClineComposer session={id} /> : <OpenHandsComposer session={id} />}
               <section aria-label="Messages" className="stack">
                 <h2 className="section-title">Messages</h2>
                 <InputList session={id} />

@@ -10,6 +10,7 @@ import { HookPortNotice } from './HookPortNotice';
 import { RetentionRows } from './RetentionSection';
 import { NumberSetting, Row } from './setting-controls';
 import { MidTurnSection } from './MidTurnSection';
+import { OpenHandsSection } from './OpenHandsSection';
 
 const CAPTURE_HELP: Record<Capture, string> = {
   none: 'activity only',
@@ -143,6 +144,7 @@ export function SettingsView() {
       </section>
 
       <MidTurnSection />
+      <OpenHandsSection />
 
       <section className="card settings-group" aria-labelledby="s-agents">
         <h2 id="s-agents" className="section-title">Agents</h2>
