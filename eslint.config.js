@@ -39,8 +39,6 @@ const coreLayers = [
   ['installer', '**/*.ts', ['relay', 'server', 'sessions', 'steering', 'hooks', 'launched', ...features]],
   // vendors/: every part of a vendor is allowed what that part needs, never a transport's feature.
   ['vendors', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', ...features]],
-  // The Cline hub feeds the hook path's sessions (it emits through the hook path's vendor emitter).
-  ['vendors/cline/hub', '**/*.ts', ['server', 'sessions', 'launched', 'installer', ...features]],
   ['vendors', '*.ts', above('aep', 'vendors')],
   ['vendors/*', 'hooks.ts', above('aep', 'vendors')],
   ['vendors', 'installers.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'api', ...features]],

@@ -10,7 +10,7 @@ import type { Handover, SteeringEngine } from '../steering/steering-engine';
 import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
-import { sessionSource, type VendorEmitter } from './vendor-emitter';
+import { sessionSource, type VendorEmitter } from '../steering/vendor-emitter';
 import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
 
 /**

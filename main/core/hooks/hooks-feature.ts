@@ -31,12 +31,13 @@ import { HookIntake, hookIntakePath } from './hook-intake';
 import { hookRoute } from './hook-routes';
 import { HookService } from './hook-service';
 import { SessionTracker } from './session-tracker';
-import { sessionSource, VendorEmitter } from './vendor-emitter';
+import { sessionSource, VendorEmitter } from '../steering/vendor-emitter';
 import { vendorAdapter } from '../vendors/index';
 import type { MappingContext } from '../vendors/types';
+import { EMITTER_INSTANCE } from '../steering/vendor-emitter';
 
-/** The instance name our emitters declare (agent = the vendor id). */
-export const EMITTER_INSTANCE = 'aep-companion';
+export { EMITTER_INSTANCE };
+
 
 /** Test seams; the daemon uses the defaults. */
 export interface HooksFeatureOptions {

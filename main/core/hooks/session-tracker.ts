@@ -7,7 +7,7 @@
 import { instructType, type VendorId } from '../../../common/vendors';
 import type { SessionRow, SessionsRepo } from '../store/sessions-repo';
 import type { Clock } from '../steering/steering-types';
-import { sessionSource, type VendorEmitter } from './vendor-emitter';
+import { sessionSource, type VendorEmitter } from '../steering/vendor-emitter';
 import type { VendorAdapter } from '../vendors/types';
 
 /** What the tracker is built from. */

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { HookService } from '../../../main/core/hooks/hook-service';
 import type { SessionTracker } from '../../../main/core/hooks/session-tracker';
-import { VendorEmitter } from '../../../main/core/hooks/vendor-emitter';
+import { VendorEmitter } from '../../../main/core/steering/vendor-emitter';
 import type { PermissionLoop } from '../../../main/core/steering/permission-loop';
 import type { SteeringEngine } from '../../../main/core/steering/steering-engine';
 import { vendorAdapter } from '../../../main/core/vendors';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { createLogger } from '../../../main/core/logger';
-import { sessionSource } from '../../../main/core/hooks/vendor-emitter';
+import { sessionSource } from '../../../main/core/steering/vendor-emitter';
 import { vendorAdapter } from '../../../main/core/vendors/index';
 import { DEFAULT_CAPTURE_POLICY, type HookCall, type HookReply, type MappingContext } from '../../../main/core/vendors/types';
 import { auditSink } from '../../../main/core/steering/audit-sink';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_QUEUED_PER_SESSION } from '../../../common/steering';
-import { sessionSource } from '../../../main/core/hooks/vendor-emitter';
+import { sessionSource } from '../../../main/core/steering/vendor-emitter';
 import { instruct, steeringFixture, type SteeringFixture } from './steering-fixture';
 
 let f: SteeringFixture;

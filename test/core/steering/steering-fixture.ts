@@ -11,7 +11,7 @@ import type { AepEvent } from '../../../common/aep/envelope';
 import type { VendorId } from '../../../common/vendors';
 import { createLogger } from '../../../main/core/logger';
 import { vendorAdapter } from '../../../main/core/vendors/index';
-import { sessionSource } from '../../../main/core/hooks/vendor-emitter';
+import { sessionSource } from '../../../main/core/steering/vendor-emitter';
 import { AuditLog } from '../../../main/core/store/audit-log';
 import { openDb } from '../../../main/core/store/open-db';
 import { SessionsRepo } from '../../../main/core/store/sessions-repo';

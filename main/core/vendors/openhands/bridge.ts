@@ -10,7 +10,7 @@ import type { OpenHandsLinkState, OpenHandsState } from '../../../../common/open
 import type { AepEvent } from '../../../../common/aep/envelope';
 import type { Logger } from '../../logger';
 import type { OpenHandsCursors } from '../../store/openhands-cursors';
-import type { VendorEmitter } from '../../hooks/vendor-emitter';
+import type { VendorEmitter } from '../../steering/vendor-emitter';
 import { mapped } from '../event-builders';
 import type { MappedEvent, MappingContext } from '../types';
 import { OpenHandsError, OpenHandsRest } from './client';

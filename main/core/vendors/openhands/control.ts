@@ -18,7 +18,7 @@ import type { AepEvent } from '../../../../common/aep/envelope';
 import type { AckDecision, ControlAcks } from '../../steering/control-acks';
 import { commandOrigin } from '../../steering/instruct-command';
 import type { AuditSink, DurableLog } from '../../steering/steering-types';
-import type { VendorEmitter } from '../../hooks/vendor-emitter';
+import type { VendorEmitter } from '../../steering/vendor-emitter';
 import { mapped } from '../event-builders';
 import type { MappingContext } from '../types';
 import type { OpenHandsRest } from './client';

@@ -12,7 +12,7 @@ import type { Logger } from '../../../logger';
 import type { SessionsRepo } from '../../../store/sessions-repo';
 import type { ControlAcks } from '../../../steering/control-acks';
 import type { AuditSink, DurableLog } from '../../../steering/steering-types';
-import { sessionSource, type VendorEmitter } from '../../../hooks/vendor-emitter';
+import { sessionSource, type VendorEmitter } from '../../../steering/vendor-emitter';
 import { mapped } from '../../event-builders';
 import type { MappingContext } from '../../types';
 import { HubClient, type HubClientOptions, type HubStatus } from './hub-client';

@@ -11,7 +11,7 @@ import {
   type InputOutcome,
 } from '../../../../../common/agent-inputs';
 import type { AepEvent } from '../../../../../common/aep/envelope';
-import type { VendorEmitter } from '../../../hooks/vendor-emitter';
+import type { VendorEmitter } from '../../../steering/vendor-emitter';
 import { mapped } from '../../event-builders';
 import { INITIAL_MAPPING_STATE, type MappingContext } from '../../types';
 import type { HubEvent } from './hub-client';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { ControlCapability } from '../../../common/aep/frames';
 import type { EmitterLink } from '../../../main/core/relay/emitter-link';
-import { MAX_CAUSE_KEYS, sessionSource, VendorEmitter } from '../../../main/core/hooks/vendor-emitter';
+import { MAX_CAUSE_KEYS, sessionSource, VendorEmitter } from '../../../main/core/steering/vendor-emitter';
 
 /** A link that records claims and emitted batches. */
 class FakeLink implements EmitterLink {

@@ -8,10 +8,14 @@ import type { ControlCapability } from '../../../common/aep/frames';
 import type { VendorId } from '../../../common/vendors';
 import { isoTime } from '../aep/iso-time';
 import type { EmitterLink } from '../relay/emitter-link';
-import type { Clock, EventDraft, VendorChannel } from '../steering/steering-types';
+import type { Clock, EventDraft, VendorChannel } from './steering-types';
 import type { MappedEvent, MappingState } from '../vendors/types';
 import { INITIAL_MAPPING_STATE } from '../vendors/types';
-import { rememberKey, stampDraft, type StampFrame } from '../steering/emitter-stamp';
+import { rememberKey, stampDraft, type StampFrame } from './emitter-stamp';
+
+
+/** The instance name the companion's in-process emitters declare (agent = the vendor id). */
+export const EMITTER_INSTANCE = 'aep-companion';
 
 /** The ack window we declare: acks are decided synchronously, far inside the AEP-0004 default. */
 export const ACK_WINDOW_MS = 10_000;
