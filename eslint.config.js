@@ -19,7 +19,7 @@ const nodePatterns = {
  * A rule per folder and depth repeats the Electron ban, because a later `no-restricted-imports`
  * replaces an earlier one for the same files.
  */
-const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features', 'gc-tuning'];
+const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features'];
 const above = (...allowed) => top.filter((f) => !allowed.includes(f));
 const coreLayers = {
   aep: above('aep'),
@@ -88,21 +88,6 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [{ group: ['electron/*'], message: noElectron.message }] }] },
   },
   ...layerRules,
-  {
-    // The daemon's connection keeps a deferred transaction open (store/deferred-commit.ts):
-    // `db.inTransaction` reports it too, so "inside a caller's transaction?" has one answer.
-    files: ['main/core/**/*.ts'],
-    ignores: ['main/core/store/deferred-commit.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MemberExpression[property.name='inTransaction']",
-          message: 'Use inCallerTransaction(db) from store/deferred-commit.ts: db.inTransaction also reports the deferred commit.',
-        },
-      ],
-    },
-  },
   {
     files: ['common/**/*.ts'],
     rules: {

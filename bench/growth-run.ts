@@ -297,37 +297,10 @@ async function replayConsumer(
 
 const dir = mkdtempSync(join(tmpdir(), 'aep-bench-growth-'));
 let parts: HooksParts | undefined;
-// Errors go to stderr; the WAL restarts the writer runs (wal-checkpointer.ts) are counted per
-// section: each holds the event loop while it copies what is left of the WAL and syncs.
-const restarts: Array<{ framesLeft: number; ms: number }> = [];
-configureLogging({
-  level: 'debug',
-  sink: (r) => {
-    if (r.message === 'WAL restarted from the writer') restarts.push(r.fields as { framesLeft: number; ms: number });
-    else if (r.level === 'error') stderrSink(r);
-  },
-});
-/** The restarts since the last call: how many, the most frames one had left to copy, the longest. */
-const restartFigures = (): Record<string, number> => {
-  const taken = restarts.splice(0);
-  return {
-    'WAL restarts from the writer': taken.length,
-    'restart: most frames left for the writer': Math.max(0, ...taken.map((r) => r.framesLeft)),
-    'restart: longest ms': round(Math.max(0, ...taken.map((r) => r.ms)), 1),
-  };
-};
-/** The replay helper's split pages since the last call, and its state (store/replay-helper.ts). */
-let splitSeen = 0;
-const helperFigures = (): Record<string, number | string> => {
-  const stats = daemon.context.eventStore.replayHelperStats();
-  const pages = stats.splitPages - splitSeen;
-  splitSeen = stats.splitPages;
-  return {
-    'replay helper: pages split': pages,
-    'replay helper: parts read here instead': stats.misses,
-    'replay helper: state': stats.lastError === undefined ? stats.state : `${stats.state} (${stats.lastError})`,
-  };
-};
+// Errors go to stderr.
+configureLogging({ level: 'info', sink: (r) => {
+  if (r.level === 'error') stderrSink(r);
+} });
 const daemon = await startDaemon({
   dataDir: join(dir, 'data'),
   port: 0,
@@ -371,7 +344,6 @@ try {
     'rss ratio (end / early)': round(rssEnd / rssEarly),
     [`rss MiB peak of checkpoints every ${CHECKPOINT}`]: round(rssPeak, 1),
     'rss ratio (peak / early)': round(rssPeak / rssEarly),
-    ...restartFigures(),
     'target ratio': 1.2,
     'target MiB': 150,
     pass: rssPeak / rssEarly <= 1.2 && rssEnd <= 150,
@@ -400,8 +372,6 @@ try {
     'ratio (replay / floor)': round(perSession.rate / perSession.floorRate),
     'longest page ms': round(perSession.longestPageMs, 1),
     'worst event-loop stall ms (turn per page)': round(perSession.loopMaxMs, 1),
-    ...helperFigures(),
-    ...restartFigures(),
     'target events/s': 300_000,
     'target stall ms': 50,
     pass: perSession.rate >= 300_000 && perSession.stallMs <= 50,
@@ -434,7 +404,6 @@ try {
     'per-session replay of the same rows, events/s (above)': Math.round(perSession.rate),
     'longest page ms': round(onePass.longestPageMs, 1),
     'worst event-loop stall ms (turn per page)': round(onePass.loopMaxMs, 1),
-    ...restartFigures(),
     'target events/s': 300_000,
     'target stall ms': 50,
     pass: onePass.rate >= 300_000 && onePass.stallMs <= 50,
@@ -472,7 +441,6 @@ try {
     'hooks during replay': hookWaits.length,
     'hook p99 ms': round(percentile(hookWaits, 99)),
     'slowest hook reply ms': round(worstHook),
-    ...restartFigures(),
     'target ms': 50,
     pass: worstStall <= 50 && worstHook <= 50,
   });
@@ -489,7 +457,6 @@ try {
     'events matched': matched,
     'scanned events/s': Math.round(held / filteredSeconds),
     'worst event-loop stall ms': round(loop.max / 1e6, 1),
-    ...restartFigures(),
     'target ms': 50,
     pass: loop.max / 1e6 <= 50,
   });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore } from '../main/core/store/event-store';
 import { openDb } from '../main/core/store/open-db';
-import { rawInsertBaseline } from '../main/core/store/raw-insert-baseline';
+import { rawInsertBaseline } from './raw-insert-baseline';
 import { postNdjson, processCpuMs, report, startBenchDaemon, toolEvent } from './bench-lib';
 
 const MEASURED = Number(process.env.BENCH_INGEST_EVENTS ?? 200_000);

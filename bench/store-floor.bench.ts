@@ -31,7 +31,7 @@ const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
 const dir = mkdtempSync(join(tmpdir(), 'aep-bench-floor-'));
 const file = join(dir, 'companion.db');
-const db = openDb(file, { autoCheckpoint: false });
+const db = openDb(file);
 
 const insert = db.prepare(
   `INSERT INTO events (source, id, type, session, agent, epoch, seq, severity, time, cause, ord_epoch, ord_seq, ord_tie, json)

@@ -57,7 +57,7 @@ export interface HooksDaemon {
 
 /** Starts a daemon with only the hooks feature, in `dataDir` (a fresh temp dir when absent). */
 export async function startHooksDaemon(
-  options: { dataDir?: string; clock?: TestClock; scheduler?: ManualScheduler; intakeWindowMs?: number } = {},
+  options: { dataDir?: string; clock?: TestClock; scheduler?: ManualScheduler } = {},
 ): Promise<HooksDaemon> {
   const dataDir = options.dataDir ?? join(mkdtempSync(join(tmpdir(), 'aep-hooks-')), 'data');
   let parts: HooksParts | undefined;
@@ -69,7 +69,6 @@ export async function startHooksDaemon(
         clock: options.clock?.read,
         schedule: options.scheduler?.schedule,
         sweepEveryMs: 0,
-        intakeWindowMs: options.intakeWindowMs,
         onReady: (p) => {
           parts = p;
         },
