@@ -176,7 +176,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       }
       legacy.handled();
       turnCommitOf(ctx.db).commit();
-      log.info('handled the hook calls an earlier version answered', { calls: handled.length });
+      log.warn('handled the hook calls an earlier version answered and had not handled', { calls: handled.length });
       return Promise.allSettled(handled).then(() => {
         if (!legacy.finish()) log.warn('the earlier hook intake log stays: its mark could not be written', {});
       });

@@ -48,6 +48,9 @@ function readIfThere(path: string): Buffer | null {
   }
 }
 
+const TAIL =
+  'an earlier version\'s log is read up to its last whole record; what follows is ignored (left by an earlier generation of the file, or a write cut short, never acknowledged)';
+
 /** Whether anything but zeros (a mapped file's unwritten end) follows `at`. */
 const dataAfter = (bytes: Buffer, at: number): boolean => bytes.subarray(at).some((b) => b !== 0);
 
@@ -170,7 +173,7 @@ export function applyLegacyJournal(db: Database, file: string, report?: LegacyRe
   if (bytes === null) return;
   const { records, end } = readLegacyJournal(bytes);
   if (dataAfter(bytes, end))
-    report?.('the commit journal ends in a torn or garbled record; it and what follows are ignored', { file: path, at: end });
+    report?.(TAIL, { file: path, at: end });
   const marked = hasTable(db, 'commit_journal');
   let applied = 0;
   try {
@@ -266,7 +269,7 @@ export class LegacyHooks implements TurnWriter {
     const bytes = readIfThere(path);
     if (bytes === null) return null;
     const { records, end, torn } = readLegacyIntake(bytes);
-    if (torn) report?.('the hook intake log ends in a torn or garbled record; it is ignored', { file: path, at: end });
+    if (torn) report?.(TAIL, { file: path, at: end });
     const mark = hasTable(db, 'intake_marks')
       ? ((db.prepare("SELECT seq FROM intake_marks WHERE name = 'hooks'").pluck().get() as number | undefined) ?? 0)
       : 0;
