@@ -103,8 +103,7 @@ export async function postHook(
   if (query.instruct) target.searchParams.set('instruct', '1');
   if (query.permissions) target.searchParams.set('permissions', '1');
   const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  // A string body carries a Content-Length (the listener's direct lane answers it); a stream is sent
-  // chunked, which node:http's handler answers.
+  // A string body carries a Content-Length; a stream is sent chunked.
   const body = query.chunked
     ? new ReadableStream({
         start(controller) {
