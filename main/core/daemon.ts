@@ -15,7 +15,8 @@ import { statusApi } from './api/status-api';
 import { startSearch } from './api/search-api';
 import { tokensApi } from './api/tokens-api';
 import type { DaemonContext, Disposer, Feature } from './daemon-context';
-import { ClaimError, claimDataDir } from './daemon-record';
+import { ClaimError, claimDataDir, type DataDirClaim } from './daemon-record';
+import { describeHolder } from './store/daemon-lock';
 import { FEATURES } from './features';
 import type { InstallerHost } from './installer/installer-env';
 import { warnHookPortMismatches } from './installer/hook-ports';
@@ -41,6 +42,8 @@ const log = createLogger('daemon');
 export interface DaemonOptions {
   /** Where the database, the tokens and daemon.json live (created if missing). */
   readonly dataDir: string;
+  /** How long start waits for a brief holder of the data directory's lock, such as a CLI command (ms, default 5 s). */
+  readonly lockWaitMs?: number;
   /** Port to bind; 0 picks a free one; absent: the stored `server.port` setting (8787 by default). */
   readonly port?: number;
   /** Loopback address to bind (default 127.0.0.1). */
@@ -125,9 +128,16 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   prepareDataDir(dataDir);
   // Held for the daemon's lifetime (an OS file lock, freed even by kill -9): a second daemon on this
   // data directory cannot start, and no CLI command writes the database behind this one's back.
-  let claim: ReturnType<typeof claimDataDir>;
+  let claim: DataDirClaim;
   try {
-    claim = claimDataDir(dataDir);
+    let said = false;
+    claim = await claimDataDir(dataDir, {
+      waitMs: options.lockWaitMs,
+      onWait: (holder) => {
+        if (!said) log.warn(`waiting for ${describeHolder(holder)} to release ${dataDir}`);
+        said = true;
+      },
+    });
   } catch (e) {
     if (!(e instanceof ClaimError)) throw e;
     throw new DaemonStartError(e.code === 'locked' ? 'locked' : 'data-dir', e.message, { cause: e });
