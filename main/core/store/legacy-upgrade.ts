@@ -19,7 +19,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Database, Statement } from 'better-sqlite3';
 import { parseBoundedJson } from '../aep/bounded-json';
-import { StoreError } from './store-error';
+import { StoreError, toStoreError } from './store-error';
 import { turnCommitOf, type TurnWriter } from './turn-commit';
 
 /** Hears what the upgrade did or skipped (the daemon logs it). */
@@ -172,8 +172,7 @@ export function applyLegacyJournal(db: Database, file: string, report?: LegacyRe
   const bytes = readIfThere(path);
   if (bytes === null) return;
   const { records, end } = readLegacyJournal(bytes);
-  if (dataAfter(bytes, end))
-    report?.(TAIL, { file: path, at: end });
+  if (dataAfter(bytes, end)) report?.(TAIL, { file: path, at: end });
   const marked = hasTable(db, 'commit_journal');
   let applied = 0;
   try {
@@ -198,6 +197,9 @@ export function applyLegacyJournal(db: Database, file: string, report?: LegacyRe
       if (marked) db.prepare('UPDATE commit_journal SET seq = ? WHERE id = 1').run(last);
     }).immediate();
   } catch (error) {
+    // Another connection holding the write lock is no fault of the file.
+    const busy = toStoreError(error, file);
+    if (busy?.code === 'locked') throw busy;
     throw new StoreError(
       'corrupt',
       `the commit journal ${path} an earlier version left could not be applied to the database (${(error as Error).message}); move the file aside to start without the turns it holds`,

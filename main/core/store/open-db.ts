@@ -6,7 +6,7 @@
 import { chmodSync, closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import { applyLegacyJournal, dropLegacyMarks, legacyJournalPath, type LegacyReport } from './legacy-upgrade';
+import { applyLegacyJournal, dropLegacyMarks, legacyIntakePath, legacyJournalPath, type LegacyReport } from './legacy-upgrade';
 import { migrations as defaultMigrations, type Migration } from './migrations/index';
 import { StoreError, toStoreError } from './store-error';
 
@@ -82,8 +82,9 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
 function precreate(file: string): void {
   if (file === ':memory:' || file === '' || existsSync(file)) return;
   try {
-    // A commit journal left beside a database that is gone belongs to that database, not this one.
+    // An earlier version's logs left beside a database that is gone belong to it, not this one.
     rmSync(legacyJournalPath(file), { force: true });
+    rmSync(legacyIntakePath(file), { force: true });
     closeSync(openSync(file, 'a', 0o600));
   } catch {
     // The open below fails with the store's own error (unwritable, missing directory).
