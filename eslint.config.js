@@ -106,21 +106,6 @@ export default tseslint.config(
   },
   ...layerRules,
   {
-    // The daemon's connection keeps a deferred transaction open (store/deferred-commit.ts):
-    // `db.inTransaction` reports it too, so "inside a caller's transaction?" has one answer.
-    files: ['main/core/**/*.ts'],
-    ignores: ['main/core/store/deferred-commit.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MemberExpression[property.name='inTransaction']",
-          message: 'Use inCallerTransaction(db) from store/deferred-commit.ts: db.inTransaction also reports the deferred commit.',
-        },
-      ],
-    },
-  },
-  {
     files: ['common/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [noElectron, 'fs', 'path', 'os', 'http', 'crypto'], patterns: [nodePatterns] }],

@@ -46,12 +46,6 @@ export interface DaemonContext {
   addSecret?(secret: string): () => void;
   /** Last hook time per vendor. */
   lastHooks(): Partial<Record<VendorId, string>>;
-  /**
-   * Runs `barrier` before the listener serves any request or WebSocket upgrade (except a plain
-   * hook call on the direct lane): what a feature answered ahead of its writes is written first.
-   * A request waits for the promise it returns; a WebSocket frame only for its synchronous part.
-   */
-  beforeRequest(barrier: () => void | Promise<void>): Disposer;
   /** The user's machine for the installer routes; absent when the host gave none (routes answer 503). */
   readonly installerHost?: InstallerHost;
   /** Settings the host forces from its environment (e.g. `AEP_COMPANION_MID_TURN_STEERING`); they win while set. */

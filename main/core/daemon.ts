@@ -15,10 +15,9 @@ import { statusApi } from './api/status-api';
 import { startSearch } from './api/search-api';
 import { tokensApi } from './api/tokens-api';
 import type { DaemonContext, Disposer, Feature } from './daemon-context';
-import { ClaimError, claimDataDir } from './daemon-record';
+import { ClaimError, claimDataDir, type DataDirClaim } from './daemon-record';
+import { describeHolder } from './store/daemon-lock';
 import { FEATURES } from './features';
-import { tuneGarbageCollector } from './gc-tuning';
-import { startWalCheckpointer } from './store/wal-checkpointer';
 import type { InstallerHost } from './installer/installer-env';
 import { warnHookPortMismatches } from './installer/hook-ports';
 import { createLogger, type Logger } from './logger';
@@ -43,6 +42,8 @@ const log = createLogger('daemon');
 export interface DaemonOptions {
   /** Where the database, the tokens and daemon.json live (created if missing). */
   readonly dataDir: string;
+  /** How long start waits for a brief holder of the data directory's lock, such as a CLI command (ms, default 5 s). */
+  readonly lockWaitMs?: number;
   /** Port to bind; 0 picks a free one; absent: the stored `server.port` setting (8787 by default). */
   readonly port?: number;
   /** Loopback address to bind (default 127.0.0.1). */
@@ -129,14 +130,21 @@ async function disposeAll(disposers: Disposer[]): Promise<void> {
 
 /** Starts the daemon core. Throws `DaemonStartError` for the expected start failures. */
 export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle> {
-  tuneGarbageCollector();
   const dataDir = options.dataDir;
   prepareDataDir(dataDir);
   // Held for the daemon's lifetime (an OS file lock, freed even by kill -9): a second daemon on this
   // data directory cannot start, and no CLI command writes the database behind this one's back.
-  let claim: ReturnType<typeof claimDataDir>;
+  let claim: DataDirClaim;
   try {
-    claim = claimDataDir(dataDir, options.nativeBinding);
+    let said = false;
+    claim = await claimDataDir(dataDir, {
+      waitMs: options.lockWaitMs,
+      nativeBinding: options.nativeBinding,
+      onWait: (holder) => {
+        if (!said) log.warn(`waiting for ${describeHolder(holder)} to release ${dataDir}`);
+        said = true;
+      },
+    });
   } catch (e) {
     if (!(e instanceof ClaimError)) throw e;
     throw new DaemonStartError(e.code === 'locked' ? 'locked' : 'data-dir', e.message, { cause: e });
@@ -155,12 +163,11 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
   let db: Database;
   const dbFile = join(dataDir, 'companion.db');
   try {
-    // Group commits are durable at their append to the commit journal; SQLite's COMMIT follows
-    // within milliseconds (store/deferred-commit.ts), so a hook at concurrency 1 pays no COMMIT.
+    // WAL, synchronous=NORMAL, SQLite's own auto-checkpoint; what an earlier version left beside
+    // the database (its commit journal) is applied first (store/legacy-upgrade.ts).
     db = openDb(dbFile, {
-      autoCheckpoint: false,
       nativeBinding: options.nativeBinding,
-      deferCommits: { onError: (e) => log.warn('deferred commit failed; its turns stay in the commit journal', { error: String(e) }) },
+      onLegacy: (message, fields) => log.warn(message, fields),
     });
   } catch (e) {
     tokens.dispose();
@@ -168,24 +175,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     throw new DaemonStartError('database', (e as Error).message, { cause: e });
   }
 
-  // Checkpoints run off the event loop, so no hook reply or ack waits for one.
-  const checkpointer = startWalCheckpointer(dbFile, {
-    nativeBinding: options.nativeBinding,
-    // A WAL past the size bound is truncated from this connection between two group commits.
-    writer: db,
-    onError: (message) => log.warn('WAL checkpoint failed', { message }),
-    onRestart: ({ framesLeft, ms }) =>
-      log.debug('WAL restarted from the writer', { framesLeft, ms: Math.round(ms * 10) / 10 }),
-    // The worker could not be kept alive: SQLite checkpoints inside commits again, so the WAL stays bounded.
-    onFallback: () => {
-      log.error('WAL checkpoint worker gave up; automatic checkpoints are back on', { dbFile });
-      try {
-        if (db.open) db.pragma('wal_autocheckpoint = 1000');
-      } catch (e) {
-        log.error('could not turn automatic checkpoints back on', { error: String(e) });
-      }
-    },
-  });
   const disposers: Disposer[] = [];
   const featureDisposers: Disposer[] = [];
   let server: HttpServerHandle | undefined;
@@ -199,12 +188,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     }
     const eventStore = new EventStore(db, {
       maxEventsPerSession: settings.get('retention.maxEventsPerSession'),
-      // A failing replay helper costs speed, never rows: said, not thrown.
-      replayHelper: {
-        nativeBinding: options.nativeBinding,
-        onError: (error, off) =>
-          log.warn(off ? 'replay helper turned off; replays read on one connection' : 'replay helper failed; its part was read here', { error }),
-      },
     });
     disposers.push(
       settings.onChange((changed, now) => {
@@ -261,7 +244,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     const listenPort = options.port ?? settings.get('server.port');
     let port = listenPort;
     const lastHook = new Map<VendorId, number>();
-    const barriers = new Set<() => void | Promise<void>>();
     const context: DaemonContext = {
       installerHost: options.installerHost,
       settingOverrides: options.settingOverrides ?? {},
@@ -297,23 +279,8 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         };
       },
       lastHooks: () => Object.fromEntries([...lastHook].map(([vendor, ms]) => [vendor, new Date(ms).toISOString()])),
-      beforeRequest: (barrier) => {
-        barriers.add(barrier);
-        return () => {
-          barriers.delete(barrier);
-        };
-      },
     };
 
-    /** Runs every request barrier; what a request waits for, or undefined when nothing is owed. */
-    const runBarriers = (): Promise<unknown> | undefined => {
-      let owed: Promise<unknown>[] | undefined;
-      for (const barrier of barriers) {
-        const pending = barrier();
-        if (pending !== undefined) (owed ??= []).push(pending);
-      }
-      return owed === undefined ? undefined : Promise.all(owed);
-    };
     disposers.push(
       registerRelayRoutes(
         routes,
@@ -324,7 +291,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
             return `127.0.0.1:${port}/${process.pid}`;
           },
         },
-        () => void runBarriers(),
       ),
     );
     disposers.push(
@@ -372,7 +338,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
       tokenlessWatch: () => settings.get('security.tokenlessWatch'),
       onRefusal,
       onFault: (request, error) => relay.recordFault('api', request, error),
-      beforeRequest: runBarriers,
     });
     url = server.url;
     port = server.port;
@@ -397,8 +362,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
         // Let commits scheduled by the last requests settle before the database goes away.
         await new Promise((resolve) => setImmediate(resolve));
         eventStore.flush();
-        await eventStore.close();
-        await checkpointer.stop();
         // The last connection to close checkpoints the rest of the WAL.
         db.close();
         tokens.dispose();
@@ -422,7 +385,6 @@ export async function startDaemon(options: DaemonOptions): Promise<DaemonHandle>
     await disposeAll(featureDisposers);
     await disposeAll(disposers);
     if (server) await server.close();
-    await checkpointer.stop();
     db.close();
     tokens.dispose();
     claim.release();

@@ -1,15 +1,14 @@
 /**
  * Run under another runtime (`node --import tsx`): the daemon core with SQLite's binding given as
  * `nativeBinding` (argv[3]; empty: the package's own build). Starts the daemon on a temp data
- * directory, reads /healthz, turns steering on through /api (a committed write), runs the WAL
- * checkpointer's worker on the same file, closes, reopens the database and prints one JSON line.
+ * directory, reads /healthz, turns steering on through /api (a committed write), closes, reopens
+ * the database and prints one JSON line.
  * A failure prints `{ ok: false, error }`.
  */
 import { join } from 'node:path';
 import { startDaemon } from '../../main/core/daemon';
 import { openDb } from '../../main/core/store/open-db';
 import { SettingsRepo } from '../../main/core/store/settings-repo';
-import { startWalCheckpointer } from '../../main/core/store/wal-checkpointer';
 
 const dataDir = process.argv[2];
 const nativeBinding = process.argv[3] || undefined;
@@ -30,21 +29,11 @@ async function probe(): Promise<Record<string, unknown>> {
   } finally {
     await daemon.close();
   }
-  // The checkpointer's worker thread loads the binding on its own: its errors come back here.
   const file = join(dataDir, 'companion.db');
-  const workerErrors: string[] = [];
-  const checkpointer = startWalCheckpointer(file, {
-    nativeBinding,
-    intervalMs: 20,
-    onError: (e) => workerErrors.push(e),
-  });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const checkpointerMode = checkpointer.mode;
-  await checkpointer.stop();
   const db = openDb(file, { nativeBinding });
   const steeringStored = new SettingsRepo(db).get('features.steering');
   db.close();
-  return { health, steering, steeringStored, workerErrors, checkpointerMode };
+  return { health, steering, steeringStored };
 }
 
 probe()

@@ -66,16 +66,18 @@ async function viaDatabase(dataDir: string, enabled: boolean | null): Promise<St
   const { SettingsRepo } = await import('../../core/store/settings-repo');
   const { AuditLog } = await import('../../core/store/audit-log');
   const { KillSwitch } = await import('../../core/steering/kill-switch');
-  const { describeHolder, recordedHolder, tryLockDataDir } = await import('../../core/store/daemon-lock');
+  const { describeHolder, recordedHolder } = await import('../../core/store/daemon-lock');
+  const { claimForCommand } = await import('../../core/daemon-record');
   const { sqliteBindingForThisProcess } = await import('../../sqlite-binding');
   const nativeBinding = sqliteBindingForThisProcess();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lock = tryLockDataDir(dataDir, nativeBinding);
+  const lock = claimForCommand(dataDir, `steering ${enabled === null ? 'status' : enabled ? 'on' : 'off'}`, nativeBinding);
   if (lock === null) {
     const holder = recordedHolder(dataDir);
+    const why = holder.url !== null && holder.command === null ? `, which does not answer at ${holder.url}` : '';
     return {
       code: 1,
-      message: `a daemon holds ${dataDir} (${describeHolder(holder)}) but ${holder.url ? `does not answer at ${holder.url}` : 'is not listening yet'}: nothing was changed; try again when it answers, or stop it first`,
+      message: `${dataDir} is held by ${describeHolder(holder)}${why}: nothing was changed; try again in a moment, or stop it first`,
       path: 'database',
     };
   }

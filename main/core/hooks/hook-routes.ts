@@ -5,19 +5,17 @@
  */
 import { isVendorId, VENDORS, type VendorId } from '../../../common/vendors';
 import type { Result } from '../../../common/result';
-import type { DirectReply } from '../server/direct-lane';
-import { parseJsonBytes, readJsonBody, sendJson } from '../server/http-util';
+import { readJsonBody, sendJson } from '../server/http-util';
 import type { HttpRoute } from '../server/route-table';
 import type { ServerResponse } from 'node:http';
 import type { Handover } from '../steering/steering-engine';
 import type { HangUp } from '../steering/steering-types';
 import type { HookService } from './hook-service';
-import type { HookIntake } from './hook-intake';
 
 /** Largest hook payload taken (tool results can be large; beyond this the vendor gets a 413 and proceeds). */
 export const MAX_HOOK_BODY = 16 << 20;
 
-/** Where a hook's reply goes (a node:http response or a direct-lane reply); also its hang-up signal. */
+/** Where a hook's reply goes (a node:http response); also its hang-up signal. */
 interface HookReply extends HangUp {
   json(status: number, body: unknown): void;
   /** Settles a hand-over by what became of the reply: delivered once written in full, else dropped. */
@@ -57,31 +55,10 @@ class ResponseReply implements HookReply {
   }
 }
 
-/** A direct-lane reply as a hook reply. */
-class LaneReply implements HookReply {
-  constructor(private readonly reply: DirectReply) {}
-
-  get happened(): boolean {
-    return this.reply.happened;
-  }
-
-  onHangUp(listener: () => void): void {
-    this.reply.onHangUp(listener);
-  }
-
-  json(status: number, body: unknown): void {
-    this.reply.json(status, body);
-  }
-
-  settleOnWrite(handover: Handover): void {
-    this.reply.onSettled((written) => void handover.settle(written));
-  }
-}
-
 type HookBody = Result<unknown, 'too-large' | 'aborted' | 'invalid-json'>;
 
 /**
- * Answers one hook call, whichever way it came in: the vendor checked, the body read and parsed,
+ * Answers one hook call: the vendor checked, the body read and parsed,
  * the service's outcome sent, a hand-over settled by what became of the reply.
  */
 async function answer(
@@ -123,15 +100,10 @@ async function answer(
   }
 }
 
-/**
- * The hook route over a hook service. A simple hook call (the installed shim's, a vendor's own
- * HTTP hook on a kept-alive connection) is answered on the listener's direct lane; the others
- * (a chunked body, a body over the lane's limit) through node:http, with the same outcome.
- */
+/** The hook route over a hook service. */
 export function hookRoute(
   service: HookService,
   onHook: (vendor: VendorId, payload: unknown) => void = () => undefined,
-  intake: HookIntake | null = null,
 ): HttpRoute {
   return {
     method: 'POST',
@@ -147,29 +119,5 @@ export function hookRoute(
         req.url?.includes('?') === true ? ctx.url.searchParams : null,
         new ResponseReply(res),
       ),
-    direct: {
-      limit: MAX_HOOK_BODY,
-      handler: (request, reply, ctx) => {
-        const vendor = ctx.params.vendor;
-        const query = request.target.includes('?') ? ctx.url.searchParams : null;
-        const body = parseJsonBytes(request.body);
-        // A plain call (no query: no opt-in) is answered once the intake has it durable.
-        let report = onHook;
-        if (intake !== null && query === null && body.ok && isVendorId(vendor)) {
-          report = () => undefined;
-          try {
-            onHook(vendor, body.value);
-            const plain = intake.take(vendor, request.body, body.value);
-            if (plain !== null) {
-              reply.json(200, plain);
-              return;
-            }
-          } catch (error) {
-            service.failed(vendor, null, null, error);
-          }
-        }
-        return answer(service, report, vendor, () => body, query, new LaneReply(reply));
-      },
-    },
   };
 }

@@ -54,44 +54,14 @@ interface Started {
   readonly events: AepEvent[];
 }
 
-/** The opt-ins of a call the intake took: none (a call with one is never taken). */
-const NO_OPT_INS: HookOptIns = { instruct: false, permissions: false };
-
 /** Handles hook calls for every vendor. */
 export class HookService {
   private readonly running = new Set<Promise<unknown>>();
-  /** Handles the calls the intake took before this one (hook-intake.ts), so a session's calls are handled in order. */
-  private drainIntake: () => void = () => undefined;
 
   constructor(private readonly deps: HookServiceDeps) {}
 
-  /** Sets what handles the intake's waiting calls before any other call is handled. */
-  setIntakeDrain(drain: () => void): void {
-    this.drainIntake = drain;
-  }
-
-  /**
-   * The reply of a plain call (hook-intake.ts): the vendor's empty reply when nothing but the
-   * payload being a hook call decides the reply (no opt-in on the call or its session, a payload
-   * the adapter parses, a confirmed session, not doctor's hook); null otherwise.
-   */
-  plainReply(vendor: VendorId, payload: unknown): { reply: HookReply; call: HookCall } | null {
-    const adapter = this.deps.adapter(vendor);
-    const parsed = adapter.parse(payload);
-    if (!parsed.ok) return null;
-    const call = parsed.value;
-    if (call.session === DOCTOR_SESSION || call.sessionUnconfirmed === true) return null;
-    if (this.deps.tracker.optedIn(vendor, call.session)) return null;
-    return { reply: adapter.emptyReply(), call };
-  }
-
   /** Handles one hook call and resolves with the reply for the vendor; `hangUp` tells when the vendor gave up on it. */
   handle(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
-    try {
-      this.drainIntake();
-    } catch (error) {
-      return Promise.reject(error);
-    }
     // The call itself is what the caller waits for (no async wrapper around it: one link less per hook).
     return this.track(this.handleCall(vendor, payload, optIns, hangUp));
   }
@@ -112,43 +82,7 @@ export class HookService {
   }
 
   /**
-   * Handles a call the hook intake took (hook-intake.ts), as parsed when it was taken: its reply
-   * is out already (the vendor's empty one), so only its events and its session's end are left.
-   * The same handling as `handle` up to its events (`start`), without an async function around it:
-   * settles once its events are committed (a failure is logged and audited, as `handle` does).
-   * The intake is not drained first: it is what calls this, in order.
-   */
-  handleTaken(vendor: VendorId, taken: HookCall): Promise<void> {
-    if (taken.session === DOCTOR_SESSION) return Promise.resolve();
-    let call = taken;
-    let started: Started;
-    let sent: Promise<void>;
-    try {
-      const confirmed = this.confirmSession(taken);
-      call = confirmed.call;
-      started = this.start(vendor, confirmed, NO_OPT_INS);
-      sent = started.emitter.send(started.events);
-    } catch (error) {
-      this.failed(vendor, call.session, call.moment, error);
-      return Promise.resolve();
-    }
-    // Never rejects: a failure after the commit is logged and audited as `handle` does.
-    const run = sent.then(
-      () => {
-        if (!started.ends) return;
-        try {
-          this.deps.tracker.ended(vendor, call.session);
-        } catch (error) {
-          this.failed(vendor, call.session, call.moment, error);
-        }
-      },
-      (error: unknown) => this.failed(vendor, call.session, call.moment, error),
-    );
-    return this.track(run);
-  }
-
-  /**
-   * A call's handling up to its events, for `handle` and `handleTaken` alike: the session sighted,
+   * A call's handling up to its events: the session sighted,
    * the call mapped and its events stamped, a session's end settled first. Throws what a step threw.
    */
   private start(vendor: VendorId, confirmed: { call: HookCall; fallback: boolean }, optIns: HookOptIns): Started {

@@ -14,8 +14,7 @@ import { vendorsApi } from '../vendors/vendors-api';
 import type { DaemonContext, Disposer, Feature } from '../daemon-context';
 import { createLogger } from '../logger';
 import { EpochsRepo } from '../store/epochs-repo';
-import { fileMapRefusal } from '../store/file-map';
-import { IntakeLog } from '../store/intake-log';
+import { LegacyHooks } from '../store/legacy-upgrade';
 import { openAttentionLookup } from '../store/open-attention';
 import { turnCommitOf } from '../store/turn-commit';
 import { acquireAgentPorts } from '../steering/agent-ports';
@@ -27,7 +26,6 @@ import type { Clock } from '../steering/steering-types';
 import { clineHubDiscoveryPath } from '../../../common/cline';
 import { ClineHub } from '../vendors/cline/hub/cline-hub';
 import { commandRouter } from './command-router';
-import { HookIntake, hookIntakePath } from './hook-intake';
 import { hookRoute } from './hook-routes';
 import { HookService } from './hook-service';
 import { SessionTracker } from './session-tracker';
@@ -45,10 +43,6 @@ export interface HooksFeatureOptions {
   readonly schedule?: Scheduler;
   /** How often idle sessions are swept (default: a quarter of the idle expiry, at most a minute); 0 disables the timer. */
   readonly sweepEveryMs?: number;
-  /** The hook intake's log (default `<database>-hooks`). */
-  readonly intakePath?: string;
-  /** How long a plain hook call waits at most for its batch (ms, default 20). */
-  readonly intakeWindowMs?: number;
   /** Receives the running parts (tests drive the sweeps and read the engine). */
   readonly onReady?: (parts: HooksParts) => void;
 }
@@ -61,8 +55,8 @@ export interface HooksParts {
   readonly killSwitch: KillSwitch;
   readonly service: HookService;
   readonly emitters: ReadonlyMap<VendorId, VendorEmitter>;
-  /** The hook intake (null on an in-memory database). */
-  readonly intake: HookIntake | null;
+  /** Settles once the hook calls an earlier version answered and never handled are handled (store/legacy-upgrade.ts). */
+  readonly upgraded: Promise<void>;
   /** Runs the idle sweeps now (what the timer does). */
   sweep(): void;
 }
@@ -76,7 +70,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const lease = acquireAgentPorts(ctx, options.clock);
     const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable } = lease.ports;
     const epochs = new EpochsRepo(ctx.db);
-    // A call the intake took is handled later at the time it came: this feature's clock reads it then.
+    // A call an earlier version answered and never handled is handled at the time it came.
     let takenAt: number | undefined;
     const clock = (): number => takenAt ?? portsClock();
 
@@ -160,37 +154,34 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     });
     const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
 
-    // Plain hook calls are answered once durable and handled in batches (hook-intake.ts); an
-    // in-memory database has no file to keep them in, and handles every call at once.
-    const intakeFile = ctx.db.memory ? null : options.intakePath ?? hookIntakePath(ctx.db.name);
-    const opened = intakeFile === null ? null : IntakeLog.open(ctx.db, 'hooks', intakeFile);
-    if (opened !== null)
-      log.info('hook intake log open', {
-        file: intakeFile,
-        records: opened.log.mapped ? 'copied into a shared memory map of the file' : `written (${fileMapRefusal() ?? 'the map failed'})`,
+    /**
+     * Handles the calls of an earlier version's hook intake log, each at the time it came, in this
+     * turn: their events and the log's mark go into one group commit, committed now; the log goes
+     * once every call's handling has settled.
+     */
+    const upgradeHooks = (): Promise<void> => {
+      const legacy = ctx.db.memory ? null : LegacyHooks.open(ctx.db, ctx.db.name, (message, fields) => log.warn(message, fields));
+      if (legacy === null) return Promise.resolve();
+      const handled: Promise<unknown>[] = [];
+      for (const hook of legacy.hooks) {
+        if (!isVendorId(hook.vendor)) {
+          log.warn('a hook call of the earlier intake log names no known vendor; it is skipped', { vendor: hook.vendor.slice(0, 40) });
+          continue;
+        }
+        takenAt = hook.at;
+        try {
+          handled.push(service.handle(hook.vendor, hook.payload, { instruct: false, permissions: false }));
+        } finally {
+          takenAt = undefined;
+        }
+      }
+      legacy.handled();
+      turnCommitOf(ctx.db).commit();
+      log.warn('handled the hook calls an earlier version answered and had not handled', { calls: handled.length });
+      return Promise.allSettled(handled).then(() => {
+        if (!legacy.finish()) log.warn('the earlier hook intake log stays: its mark could not be written', {});
       });
-    const intake =
-      opened === null
-        ? null
-        : new HookIntake({
-            log: opened.log,
-            plainReply: (vendor, payload) => service.plainReply(vendor, payload),
-            handle: (vendor, payload, at, call) => {
-              takenAt = at;
-              try {
-                // Parsed when it was taken; a record recovered after a crash is parsed again.
-                return call !== undefined ? service.handleTaken(vendor, call) : service.handle(vendor, payload, { instruct: false, permissions: false });
-              } finally {
-                takenAt = undefined;
-              }
-            },
-            commitNow: () => turnCommitOf(ctx.db).commit(),
-            clock,
-            logger: log,
-            windowMs: options.intakeWindowMs,
-            isVendor: isVendorId,
-          });
-    if (intake !== null) service.setIntakeDrain(() => void intake.drain());
+    };
 
     const unsubscribers: (() => void)[] = [];
     // Sessions of other AEP emitters (POST /events, WS emitters) join the sessions list as they are admitted.
@@ -213,8 +204,8 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     tracker.restore();
     // Permission hooks a crashed daemon held are gone with it: their requests are dismissed.
     permissions.reconcile();
-    // Calls a previous run answered and never handled are handled now, before anything new.
-    if (intake !== null && opened !== null) intake.recover(opened.unconsumed);
+    // Calls an earlier version answered and never handled are handled now, before anything new.
+    const upgraded = upgradeHooks();
 
     unsubscribers.push(
       killSwitch.onFlip((enabled, by) => {
@@ -238,11 +229,11 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       // The pending list (agents/steer) edits, reorders and withdraws queued instructions through this.
       provideInstructionQueue(ctx, { db: ctx.db, channel: emitter, durable, audit, clock, context: () => mappingContext(false) }),
       // Doctor's synthetic hooks prove the route but are no agent's activity: the status bar skips them.
-      ctx.routes.register(hookRoute(service, (vendor, payload) => {
-        if (!isSyntheticHook(payload)) ctx.reportHook(vendor, clock());
-      }, intake)),
-      // Whatever else the listener serves sees every answered call's events and session rows.
-      ...(intake === null ? [] : [ctx.beforeRequest(() => intake.drain(true))]),
+      ctx.routes.register(
+        hookRoute(service, (vendor, payload) => {
+          if (!isSyntheticHook(payload)) ctx.reportHook(vendor, clock());
+        }),
+      ),
       ctx.api.register({
         ...steeringApi(killSwitch),
         ...sessionsApi(sessions),
@@ -250,7 +241,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
         ...instructionsApi(steeringRepo),
       }),
     ];
-    options.onReady?.({ engine, tracker, permissions, killSwitch, service, emitters, intake, sweep });
+    options.onReady?.({ engine, tracker, permissions, killSwitch, service, emitters, upgraded, sweep });
 
     return async () => {
       if (timer) clearInterval(timer);
@@ -260,7 +251,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       // Held hooks are dismissed (committed) and freed with an empty reply: the vendors fall back to their own dialogs.
       await permissions.close();
       for (const dispose of disposers.reverse()) await dispose();
-      await intake?.close();
+      await upgraded;
       // Hooks already being handled finish (their events committed) before the emitters close.
       await service.settled();
       await engine.handoversSettled();

@@ -8,7 +8,14 @@
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { InstallTarget } from './vendor-installer';
+import type { InstallScope } from '../../../common/api';
+
+/** Where an install goes: the user's config, or one project's. */
+export interface InstallTarget {
+  readonly scope: InstallScope;
+  /** Absolute project directory for project scope, else null. */
+  readonly project: string | null;
+}
 
 /** Thrown by writes that would leave their root through a symbolic link. */
 export class ConfinementError extends Error {

@@ -5,14 +5,11 @@ import type { VendorId } from '../../../common/vendors';
 import type { OptIns } from './hook-target';
 import type { InstallerErrorCode } from './installer-error';
 import type { InstallerEnv } from './installer-env';
+import type { InstallTarget } from './confined-path';
 import type { ManifestInstall, Transport } from './manifest';
 
-/** Where an install goes: the user's config, or one project's. */
-export interface InstallTarget {
-  readonly scope: InstallScope;
-  /** Absolute project directory for project scope, else null. */
-  readonly project: string | null;
-}
+// Where an install goes is defined beside the paths it confines (no import circle through manifest).
+export type { InstallTarget };
 
 /** What we want installed: the opt-ins and the transport. */
 export interface DesiredHooks extends OptIns {

@@ -13,10 +13,8 @@ export function registerRelayRoutes(
   routes: RouteTable,
   relay: Relay,
   identity: RelayIdentity,
-  /** Runs before each WebSocket frame is handled (the daemon's request barriers). */
-  beforeFrame: () => void = () => undefined,
 ): Disposer {
-  const ws = wsRoute(relay, identity, beforeFrame);
+  const ws = wsRoute(relay, identity);
   const discovery = {
     auth: 'any' as const,
     handler: (_req: unknown, res: ServerResponse) => sendJson(res, 200, relay.discovery()),

@@ -72,8 +72,6 @@ export class WsConnection implements TrackedConnection, Claimant, WsEventPeer {
     readonly principal: Principal,
     private readonly relay: Relay,
     private readonly identity: RelayIdentity,
-    /** Runs before each frame is handled: what the daemon answered ahead of its writes is written first. */
-    private readonly beforeFrame: () => void = () => undefined,
   ) {
     this.out = new WsOutbox(ws, relay.limits.softBytes, () => this.closed);
     this.events = new WsEvents(this, relay);
@@ -184,7 +182,6 @@ export class WsConnection implements TrackedConnection, Claimant, WsEventPeer {
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
     try {
-      this.beforeFrame();
       this.handleFrame(data, isBinary);
     } catch (e) {
       this.relay.recordFault('ws', 'frame', e);

@@ -12,7 +12,6 @@ import { WsConnection, type RelayIdentity } from './ws-connection';
 export function wsRoute(
   relay: Relay,
   identity: RelayIdentity,
-  beforeFrame: () => void = () => undefined,
 ): { route: UpgradeRoute; close: () => void } {
   const wss = new WebSocketServer({
     noServer: true,
@@ -33,7 +32,7 @@ export function wsRoute(
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
         try {
-          new WsConnection(ws, ctx.principal, relay, identity, beforeFrame);
+          new WsConnection(ws, ctx.principal, relay, identity);
         } catch (e) {
           relay.recordFault('ws', 'upgrade', e);
           ws.terminate();

@@ -25,7 +25,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 let lastLoopbackHost: string | undefined;
 
-/** The headers admission reads (a node:http request's, or the direct lane's). */
+/** The headers admission reads. */
 export interface AdmissionHeaders {
   readonly host?: string;
   readonly origin?: string;

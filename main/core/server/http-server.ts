@@ -1,12 +1,9 @@
 /**
  * The daemon's one listener: a `node:http` server on loopback that checks Host, Origin and the
  * route's token before any handler runs, answers refusals as JSON (recording each through
- * `onRefusal`), and hands WebSocket upgrades to upgrade routes. Its connections are read first by
- * the direct lane (`direct-lane.ts`), which answers simple requests to routes that opt in and
- * hands every other connection to node:http.
+ * `onRefusal`), and hands WebSocket upgrades to upgrade routes. node:http owns every connection.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { createLogger } from '../logger';
@@ -18,7 +15,6 @@ import {
   refusalStatus,
   type RefusalCode,
 } from './auth';
-import { DirectLane, type DirectAdmission, type DirectHeaders } from './direct-lane';
 import { ok } from '../../../common/result';
 import { sendError } from './http-util';
 import type { Principal, RequestContext, RouteAuth, RouteTable } from './route-table';
@@ -50,13 +46,6 @@ export interface HttpServerOptions {
   readonly onRefusal?: (record: RefusalRecord) => void;
   /** A handler threw (answered 500 or cut); the daemon logs and audits it (bounded). */
   readonly onFault?: (request: string, error: unknown) => void;
-  /**
-   * Runs before any request or upgrade is served, except on the direct lane (whose routes run it
-   * themselves when they need it): the hook intake's waiting calls are handled first.
-   */
-  readonly beforeRequest?: () => Promise<unknown> | undefined;
-  /** Whether simple requests to routes with a `direct` handler take the direct lane (default true). */
-  readonly directLane?: boolean;
 }
 
 /** A started listener. */
@@ -246,8 +235,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     const ctx: RequestContext = new HandlerContext(target, principal.value, params);
     try {
-      const owed = options.beforeRequest?.();
-      if (owed !== undefined) await owed;
       await route.handler!(req, res, ctx);
     } catch (e) {
       log.error('handler failed', {
@@ -296,7 +283,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       });
     }
     try {
-      void options.beforeRequest?.();
       route.upgrade!(req, socket, head, { url, principal: principal.value, params });
     } catch (e) {
       log.error('upgrade failed', { path, error: (e as Error).stack ?? String(e) });
@@ -313,46 +299,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       else res.destroy();
     });
   };
-  /**
-   * The direct lane's admission: the same checks as `onRequest`, in the same order; any request
-   * they would not let through to a route with a `direct` handler is left to node:http, which
-   * answers and records the refusal.
-   */
-  const admitDirect = (raw: string, headers: DirectHeaders): DirectAdmission | null => {
-    const target = targetOf(raw);
-    if (!target.ok) return null;
-    const request = { headers };
-    if (!checkOriginAndHost(request, origins).ok) return null;
-    const found = options.routes.lookup('POST', target.path, false);
-    if (found.kind !== 'match') return null;
-    const { route, params } = found.match;
-    const direct = route.direct;
-    if (direct === undefined) return null;
-    const principal = authorize(
-      route.auth,
-      presentedToken(request, target, route.queryToken === true),
-      options.tokens,
-      options.tokenlessWatch(),
-    );
-    if (!principal.ok) return null;
-    const ctx = new HandlerContext(target, principal.value, params);
-    return { limit: direct.limit, serve: (req, reply) => direct.handler(req, reply, ctx) };
-  };
-
   const KEEP_ALIVE_MS = 5_000;
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, guarded);
   server.on('upgrade', onUpgrade);
-  const lane = options.directLane === false ? null : takeConnections(server, (toNode) =>
-    new DirectLane({
-      admit: admitDirect,
-      toNode,
-      keepAliveMs: KEEP_ALIVE_MS,
-      onFault: (request, error) => {
-        log.error('handler failed', { request, error: (error as Error).stack ?? String(error) });
-        recordFault(request, error);
-      },
-    }),
-  );
   server.on('clientError', (_e, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
@@ -395,28 +344,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        lane?.closeIdle();
         // Connections still busy after the drain get cut; the relay has already ended its streams.
-        setTimeout(() => {
-          server.closeAllConnections();
-          lane?.destroyAll();
-        }, 2_000).unref();
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
       }),
   };
-}
-
-/**
- * Puts the lane in front of node:http's own connection handling: every accepted connection goes to
- * the lane, which gives it to node:http (`toNode`) when a request is not one it answers.
- */
-function takeConnections(server: Server, make: (toNode: (socket: Socket) => void) => DirectLane): DirectLane {
-  const own = server.listeners('connection');
-  if (own.length !== 1) throw new Error(`node:http has ${own.length} connection listeners; the direct lane expects its one`);
-  const nodeConnection = own[0] as (socket: Socket) => void;
-  server.removeListener('connection', nodeConnection);
-  const lane = make((socket) => nodeConnection.call(server, socket));
-  server.on('connection', (socket: Socket) => lane.accept(socket));
-  return lane;
 }
 
 function ownOriginsFor(port: number): string[] {

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { DirectReply, DirectRequest } from './direct-lane';
 
 /**
  * Who may call a route: `none` (anyone), `hook` (hook or operator token), `operator` (operator
@@ -39,20 +38,8 @@ export interface HttpRoute {
     res: ServerResponse,
     ctx: RequestContext,
   ) => void | Promise<void>;
-  /**
-   * The same route answered on the listener's direct lane (`direct-lane.ts`) when a request is
-   * simple; `handler` still answers every other request to it, so both must behave alike.
-   */
-  readonly direct?: DirectRoute;
   readonly upgrade?: undefined;
   readonly refuse?: undefined;
-}
-
-/** A route's handler on the direct lane: the whole body is read, the reply is one JSON value. */
-export interface DirectRoute {
-  /** Largest body taken on the lane (node:http's handler answers a larger one). */
-  readonly limit: number;
-  readonly handler: (request: DirectRequest, reply: DirectReply, ctx: RequestContext) => void | Promise<void>;
 }
 
 /** A WebSocket (HTTP upgrade) route. */
@@ -74,7 +61,6 @@ export interface UpgradeRoute {
     refusal: { code: string; message: string },
   ) => void;
   readonly handler?: undefined;
-  readonly direct?: undefined;
   /** Upgrades always accept `access_token` (browsers cannot set headers on a WebSocket). */
   readonly queryToken?: undefined;
 }

@@ -6,7 +6,6 @@
 import type { Database } from 'better-sqlite3';
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { Logger } from '../logger';
-import { inCallerTransaction } from '../store/deferred-commit';
 import type { EventStore } from '../store/event-store';
 import type { Committed, DurableLog, Keep, VendorChannel } from './steering-types';
 
@@ -31,7 +30,7 @@ export function storeDurableLog(db: Database, store: EventStore, logger: Logger)
         store.admitNow(events.map((event) => ({ event, json: JSON.stringify(event) })));
         kept.push([channel, events]);
       };
-      const value = inCallerTransaction(db) ? write(keep) : db.transaction(() => write(keep))();
+      const value = db.inTransaction ? write(keep) : db.transaction(() => write(keep))();
       return { value, sent: sendAll(kept, logger) };
     },
   };

@@ -5,8 +5,6 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { AepEvent } from '../../../common/aep/envelope';
-import { deferredCommitOf, holdsUncommitted, inCallerTransaction } from './deferred-commit';
-import { ReplayHelper, type ReplayHelperOptions, type ReplayHelperState, type ReplayKey } from './replay-helper';
 import { NO_REPLAY_SQL, type ReplaySql } from './replay-filter';
 
 /** A replay position within one session. */
@@ -140,57 +138,9 @@ export const FIRST_PAGE_ROWS = 8;
  * row than stepping an iterator), which cannot stop early, so its size is the bound.
  */
 const HELD_PAGE_ROWS = 256;
-/**
- * A session replay page this large (or of the full page size, if smaller) starts the replay
- * helper: a replay past its first 1,000 or so rows.
- */
-const HELPER_START_ROWS = 512;
-/** The smallest page split with the helper: below it the hand-over costs more than it saves. */
-const SPLIT_MIN_ROWS = 64;
-/** The helper's share of a split page: where it starts, and its bounds as it follows the two readers' speeds. */
-const FIRST_SHARE = 0.45;
-const MIN_SHARE = 0.1;
-const MAX_SHARE = 0.6;
-/**
- * The deferred transaction (store/deferred-commit.ts) is committed early for a split page at most
- * this often (ms, its own window): a replay under live hooks would otherwise commit it a page at a
- * time, and a transaction reopened within the gap leaves the pages to this connection alone.
- */
-const EARLY_COMMIT_GAP_MS = 50;
-/** Waiting longer than this for the helper's part (ms) moves rows of the next page from it to the caller. */
-const WAIT_SLACK_MS = 0.2;
-
-/** The helper's part of a page, asked for ahead (`askAhead`). */
-interface Ahead {
-  /** The helper's ticket for the request (`ReplayHelper.ask`). */
-  readonly ticket: number;
-  /** The key the page starts after, and its part's last key and row count. */
-  readonly from: ReplayKey;
-  readonly mid: [number, number, number, number];
-  readonly rows: number;
-  /** This connection's `total_changes()` when asked: any write since voids the part. */
-  readonly changes: number;
-}
-
-/** What `EventReplay.helperStats` reports. */
-export interface ReplayHelperStats {
-  /** `none` when the store has no helper (an in-memory database, or turned off). */
-  readonly state: ReplayHelperState | 'none';
-  /** Session replay pages split with the helper. */
-  readonly splitPages: number;
-  /** Split pages whose helper part failed and was read on the store's own connection. */
-  readonly misses: number;
-  readonly lastError: string | undefined;
-}
-
 /** Options of `EventReplay`. */
 export interface EventReplayOptions {
   readonly pageSize?: number;
-  /**
-   * Split long session replays with a second reader (`ReplayHelper`; on by default for a database
-   * file, off for an in-memory one); `false` turns it off, an object sets its options.
-   */
-  readonly helper?: boolean | ReplayHelperOptions;
 }
 
 /** The store's reader: replay pages, retained bounds and held sessions. */
@@ -208,16 +158,6 @@ export class EventReplay {
   private readonly heldRowsStmt: Statement;
   private readonly topStmt: Statement;
   private readonly disorderedStmt: Statement;
-  private readonly rangeStmt: Statement;
-  private readonly changesStmt: Statement;
-  /** The second reader of long session replays, or null (an in-memory database, or turned off). */
-  private readonly helper: ReplayHelper | null;
-  /** The helper's share of the next split page. */
-  private share = FIRST_SHARE;
-  /** Pages split with the helper, and of those, how many the helper's part failed in (read here instead). */
-  private splitPages = 0;
-  private helperMisses = 0;
-  private earlyCommitAt = -Infinity;
   /** The recent read time per row of session replay pages (ms), which sizes the next page. */
   private msPerRow = FIRST_MS_PER_ROW;
 
@@ -234,19 +174,6 @@ export class EventReplay {
          ORDER BY ord_epoch, ord_seq, ord_tie, n LIMIT ?`,
       )
       .raw(true);
-    // A session's rows after one key through another: one part of a split page (the helper reads
-    // the same statement on its connection).
-    const rangeSql = `SELECT json, type, ${POSITION_CODES} FROM events
-       WHERE session = ? AND (ord_epoch, ord_seq, ord_tie, n) > (?, ?, ?, ?)
-         AND (ord_epoch, ord_seq, ord_tie, n) <= (?, ?, ?, ?)
-       ORDER BY ord_epoch, ord_seq, ord_tie, n`;
-    this.rangeStmt = db.prepare(rangeSql).raw(true);
-    this.changesStmt = db.prepare('SELECT total_changes()').pluck();
-    const helperOn = options.helper ?? true;
-    this.helper =
-      helperOn === false || db.memory || db.name === ''
-        ? null
-        : new ReplayHelper(db.name, rangeSql, helperOn === true ? {} : helperOn);
     // The last row of the next scan window of a filtered replay, or of a full page (index only).
     this.windowEndStmt = db.prepare(
       `SELECT ord_epoch, ord_seq, ord_tie, n FROM events
@@ -326,42 +253,20 @@ export class EventReplay {
       return rows;
     };
     if (sql.where === '') {
-      // The helper's part of the next page, asked for before this page is handed out.
-      let ahead: Ahead | null = null;
-      try {
-        for (let limit = nextRows(); ; ) {
-          if (limit >= Math.min(HELPER_START_ROWS, this.pageSize)) this.helper?.want();
-          const started = performance.now();
-          const split = this.splitPage(session, key, limit, ahead);
-          ahead = null;
-          if (split !== null) {
-            this.observe(split.page.length, performance.now() - started);
-            key = split.end;
-            if (split.done) {
-              yield split.page;
-              return;
-            }
-            limit = nextRows();
-            ahead = this.askAhead(session, key, limit);
-            yield split.page;
-            continue;
-          }
-          const rows = this.replayStmt.all(session, ...key, limit) as ReplayRow[];
-          this.observe(rows.length, performance.now() - started);
-          const done = rows.length < limit;
-          // The next key is the page's last row's, looked up before the page is handed out (nothing
-          // can write in between: the read and the lookup run in the same synchronous step).
-          if (!done) {
-            const end = this.windowEndStmt.get(session, ...key, limit - 1) as KeyRow;
-            key = [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
-          }
-          yield toPage(rows);
-          if (done) return;
-          limit = nextRows();
+      for (let limit = nextRows(); ; ) {
+        const started = performance.now();
+        const rows = this.replayStmt.all(session, ...key, limit) as ReplayRow[];
+        this.observe(rows.length, performance.now() - started);
+        const done = rows.length < limit;
+        // The next key is the page's last row's, looked up before the page is handed out (nothing
+        // can write in between: the read and the lookup run in the same synchronous step).
+        if (!done) {
+          const end = this.windowEndStmt.get(session, ...key, limit - 1) as KeyRow;
+          key = [end.ord_epoch, end.ord_seq, end.ord_tie, end.n];
         }
-      } finally {
-        // A replay left before its next page: the helper's answer is not waited for.
-        if (ahead !== null) this.helper?.cancel(ahead.ticket);
+        yield toPage(rows);
+        if (done) return;
+        limit = nextRows();
       }
     }
     // A filtered page scans a window of the session's rows, sized like the pages above from the
@@ -382,114 +287,6 @@ export class EventReplay {
       if (end === undefined) return;
       key = last;
     }
-  }
-
-  /**
-   * Asks the helper for the first part of the page of `limit` rows after `key` (the rows through
-   * the part's last key, looked up in the index), to be read while the page before is handed out
-   * and used by `splitPage`. Null when the page is not split: too small, the helper not ready or
-   * busy, uncommitted writes on this connection (the helper's connection would not see them), or
-   * the session's rows end within the part.
-   */
-  private askAhead(session: string, key: ReplayKey, limit: number): Ahead | null {
-    const helper = this.helper;
-    if (helper === null || limit < SPLIT_MIN_ROWS || helper.state !== 'ready') return null;
-    if (holdsUncommitted(this.db) && !this.commitEarly()) return null;
-    const theirs = Math.min(limit - 1, Math.max(1, Math.round(limit * this.share)));
-    const m = this.windowEndStmt.get(session, ...key, theirs - 1) as KeyRow | undefined;
-    if (m === undefined) return null;
-    const mid: [number, number, number, number] = [m.ord_epoch, m.ord_seq, m.ord_tie, m.n];
-    const ticket = helper.ask(session, key, mid);
-    if (ticket === 0) return null;
-    return { ticket, from: key, mid, rows: theirs, changes: this.changesStmt.get() as number };
-  }
-
-  /**
-   * A page of `limit` rows after `key` (fewer at the session's end), its first part read by the
-   * helper (asked for ahead, or now) while this connection reads the rest, and the key of its
-   * last row. Null when the page is not split (see `askAhead`). A part asked for ahead is used
-   * only when this connection wrote nothing since (`total_changes()`), so both read the same rows.
-   */
-  private splitPage(
-    session: string,
-    key: ReplayKey,
-    limit: number,
-    ahead: Ahead | null,
-  ): { page: StoredEvent[]; end: [number, number, number, number]; done: boolean } | null {
-    const helper = this.helper;
-    if (helper === null) return null;
-    let part = ahead;
-    if (
-      part !== null &&
-      (part.from !== key || holdsUncommitted(this.db) || (this.changesStmt.get() as number) !== part.changes)
-    ) {
-      helper.cancel(part.ticket);
-      part = null;
-    }
-    part ??= this.askAhead(session, key, limit);
-    if (part === null) return null;
-    const { mid, rows: theirs, ticket } = part;
-    const mineCount = limit - theirs;
-    // Index only: the key of the page's last row (none: the session ends within the page, and
-    // this connection reads to its end).
-    const last =
-      mineCount <= 0
-        ? ({ ord_epoch: mid[0], ord_seq: mid[1], ord_tie: mid[2], n: mid[3] } as KeyRow)
-        : (this.windowEndStmt.get(session, ...mid, mineCount - 1) as KeyRow | undefined);
-    const end: [number, number, number, number] =
-      last === undefined ? [Number.MAX_SAFE_INTEGER, 0, 0, 0] : [last.ord_epoch, last.ord_seq, last.ord_tie, last.n];
-    const mine = mineCount <= 0 ? [] : (this.rangeStmt.all(session, ...mid, ...end) as ReplayRow[]);
-    const waitFrom = performance.now();
-    const flat = helper.take(ticket);
-    const waited = performance.now() - waitFrom;
-    // Follow the two readers' speeds: a wait means the helper's part was too large.
-    this.share = Math.min(MAX_SHARE, Math.max(MIN_SHARE, this.share + (waited > WAIT_SLACK_MS ? -0.02 : 0.01)));
-    this.splitPages += 1;
-    let head: StoredEvent[];
-    if (flat !== null && flat.length === theirs * 4) {
-      head = [];
-      for (let i = 0; i < flat.length; i += 4)
-        head.push(
-          new StoredRow(flat[i] as string, flat[i + 1] as string, session, flat[i + 2] as number, flat[i + 3] as number),
-        );
-    } else {
-      // The helper failed, or saw other rows than this connection's index: read its part here.
-      this.helperMisses += 1;
-      head = storedRows(this.rangeStmt.all(session, ...key, ...mid) as ReplayRow[], session);
-    }
-    const page = head.concat(storedRows(mine, session));
-    return { page, end, done: last === undefined };
-  }
-
-  /**
-   * Commits the connection's deferred transaction now, so the helper's connection sees what this
-   * one does: only that one (never a caller's transaction, nor inside a turn's writes), and at most
-   * once per `EARLY_COMMIT_GAP_MS`. Its turns were durable already (the journal); this only makes
-   * them visible sooner. True when nothing is left uncommitted.
-   */
-  private commitEarly(): boolean {
-    const deferred = deferredCommitOf(this.db);
-    if (deferred === undefined || !deferred.isOpen || deferred.inTurn || inCallerTransaction(this.db)) return false;
-    const now = performance.now();
-    if (now - this.earlyCommitAt < EARLY_COMMIT_GAP_MS) return false;
-    this.earlyCommitAt = now;
-    deferred.commit();
-    return !holdsUncommitted(this.db);
-  }
-
-  /** Stops the replay helper (its connection closes); replays read on this connection alone after. */
-  close(): Promise<void> {
-    return this.helper?.stop() ?? Promise.resolve();
-  }
-
-  /** The replay helper's state and work, for diagnostics and tests. */
-  helperStats(): ReplayHelperStats {
-    return {
-      state: this.helper?.state ?? 'none',
-      splitPages: this.splitPages,
-      misses: this.helperMisses,
-      lastError: this.helper?.lastError,
-    };
   }
 
   /** The row limit of the next session replay page: the page target's worth at the recent rate. */

@@ -4,16 +4,8 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { isAgentScoped, type AepEvent } from '../../../common/aep/envelope';
-import {
-  EventReplay,
-  type HeldReplay,
-  type ReplayHelperStats,
-  type StoredEvent,
-  type StorePosition,
-} from './event-replay';
-import type { ReplayHelperOptions } from './replay-helper';
+import { EventReplay, type HeldReplay, type StoredEvent, type StorePosition } from './event-replay';
 import type { ReplaySql } from './replay-filter';
-import { deferredCommitOf, inCallerTransaction, type DeferredCommit } from './deferred-commit';
 import { StoreError, isStoreError, toStoreError } from './store-error';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
 
@@ -31,11 +23,6 @@ export interface EventStoreOptions {
   readonly maxEventsPerSession: number;
   /** Rows read per replay page; bounds memory during a replay. */
   readonly replayPageSize?: number;
-  /**
-   * The second reader that splits long session replays (store/replay-helper.ts): on by default
-   * for a database file; `false` turns it off.
-   */
-  readonly replayHelper?: boolean | ReplayHelperOptions;
 }
 
 interface PendingGroup {
@@ -60,13 +47,6 @@ const keyBelow = (a: OrdKey, b: OrdKey): boolean =>
 /** Sessions whose highest held key is remembered (a miss costs one index lookup). */
 const MAX_REMEMBERED_KEYS = 4_096;
 
-/** Folds two coalesced `event_sessions` increments (session, held, disordered) into one. */
-const addHeld = (earlier: unknown[], next: unknown[]): unknown[] => [
-  earlier[0],
-  (earlier[1] as number) + (next[1] as number),
-  Math.max(earlier[2] as number, next[2] as number),
-];
-
 /** Durable, deduplicating, per-session-ordered event history over the `events` table. */
 export class EventStore {
   private maxPerSession: number;
@@ -88,15 +68,6 @@ export class EventStore {
   private readonly trimStmt: Statement;
   private readonly trimmedStmt: Statement;
   private readonly overStmt: Statement;
-  private readonly addHeldStmt: Statement;
-  private readonly heldStmt: Statement;
-  /**
-   * With deferred commits, each session's count of held events as the open transaction's turns
-   * left it (its `event_sessions` increments are `later` writes, pending until the COMMIT): valid
-   * for one open transaction (`heldGeneration`), since any other write commits it first.
-   */
-  private readonly heldNow = new Map<string, number>();
-  private heldGeneration = -1;
   /**
    * The highest ordering key stored per session, for the `disordered` flag (migration 0120): an
    * admit below it marks the session. A value may be stale only upwards (a row deleted by an age
@@ -111,7 +82,7 @@ export class EventStore {
     options: EventStoreOptions,
   ) {
     this.maxPerSession = checkRetention(options.maxEventsPerSession);
-    this.reader = new EventReplay(db, { pageSize: options.replayPageSize, helper: options.replayHelper });
+    this.reader = new EventReplay(db, { pageSize: options.replayPageSize });
     this.turn = turnCommitOf(db);
 
     this.insertStmt = db.prepare(
@@ -144,13 +115,6 @@ export class EventStore {
        WHERE session = :session`,
     );
     this.overStmt = db.prepare(`SELECT session, held FROM event_sessions WHERE held > ?`);
-    this.addHeldStmt = db.prepare(
-      `INSERT INTO event_sessions (session, held, disordered) VALUES (?, ?, ?)
-       ON CONFLICT (session) DO UPDATE SET held = held + excluded.held,
-         disordered = MAX(disordered, excluded.disordered)`,
-    );
-    this.heldStmt = db.prepare('SELECT held FROM event_sessions WHERE session = ?');
-
     this.writeBatch = db.transaction((groups: readonly PendingGroup[]) =>
       this.insertGroups(groups),
     );
@@ -179,17 +143,7 @@ export class EventStore {
 
   /** Commits everything admitted so far now instead of at the end of the turn (used on shutdown). */
   flush(): void {
-    this.turn.flush();
-  }
-
-  /** Stops the replay helper's worker and its connection (before the database is closed). */
-  close(): Promise<void> {
-    return this.reader.close();
-  }
-
-  /** The replay helper's state and work (store/replay-helper.ts), for diagnostics and tests. */
-  replayHelperStats(): ReplayHelperStats {
-    return this.reader.helperStats();
+    this.turn.commit();
   }
 
   /** Inside the turn's transaction: this turn's admits, written as one batch (kept for a retry). */
@@ -198,14 +152,7 @@ export class EventStore {
       this.inFlight = { groups: this.pending, results: [] };
       this.pending = [];
     }
-    const groups = this.inFlight.groups;
-    const deferred = deferredCommitOf(this.db);
-    // In a deferred turn its reads are of rows with nothing pending (events; a count not in
-    // `heldNow` has no increment pending either), so they need not run the pending writes first.
-    this.inFlight.results =
-      deferred?.inTurn === true
-        ? deferred.peek(() => this.insertGroups(groups, deferred))
-        : this.insertGroups(groups);
+    this.inFlight.results = this.insertGroups(this.inFlight.groups);
   }
 
   /** After the turn's COMMIT: every admit of it hears its flags. */
@@ -257,7 +204,7 @@ export class EventStore {
     if (items.length === 0) return [];
     const group: PendingGroup = { items, resolve: () => undefined, reject: () => undefined };
     try {
-      return inCallerTransaction(this.db) ? this.insertGroups([group])[0] : this.writeBatch([group])[0];
+      return this.db.inTransaction ? this.insertGroups([group])[0] : this.writeBatch([group])[0];
     } catch (error) {
       throw this.failure(error);
     }
@@ -357,12 +304,8 @@ export class EventStore {
     return key;
   }
 
-  /**
-   * Writes the groups' events and each session's count of held events, trimming a session past
-   * retention. In a deferred turn (`deferred`) the counts are coalesced `later` writes, and the
-   * count a session has now comes from `heldNow`.
-   */
-  private insertGroups(groups: readonly PendingGroup[], deferred?: DeferredCommit): boolean[][] {
+  /** Writes the groups' events and each session's count of held events, trimming a session past retention. */
+  private insertGroups(groups: readonly PendingGroup[]): boolean[][] {
     const added = new Map<string, number>();
     const disordered = new Set<string>();
     const results = groups.map((group) =>
@@ -410,24 +353,9 @@ export class EventStore {
         return true;
       }),
     );
-    if (deferred !== undefined && this.heldGeneration !== deferred.generation) {
-      this.heldNow.clear();
-      this.heldGeneration = deferred.generation;
-    }
     for (const [session, count] of added) {
-      const flag = disordered.has(session) ? 1 : 0;
-      let held: number;
-      if (deferred === undefined) {
-        held = (this.countStmt.get(session, count, flag) as { held: number }).held;
-      } else {
-        held = (this.heldNow.get(session) ?? ((this.heldStmt.get(session) as { held: number } | undefined)?.held ?? 0)) + count;
-        // A trim subtracts from the stored row: it is written now then (the increments still
-        // pending add to it as well, in any order).
-        if (held > this.maxPerSession) this.countStmt.get(session, count, flag);
-        else deferred.later(`event_sessions\u0000${session}`, this.addHeldStmt, [session, count, flag], addHeld);
-      }
-      if (held > this.maxPerSession) held -= this.trim(session, held - this.maxPerSession);
-      if (deferred !== undefined) this.heldNow.set(session, held);
+      const held = (this.countStmt.get(session, count, disordered.has(session) ? 1 : 0) as { held: number }).held;
+      if (held > this.maxPerSession) this.trim(session, held - this.maxPerSession);
     }
     return results;
   }

@@ -18,7 +18,6 @@ export {
   type SettingsRepoOptions,
 } from './settings-repo';
 export { AuditLog, AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, type AuditInput } from './audit-log';
-export { rawInsertBaseline, type RawInsertResult } from './raw-insert-baseline';
 // The session, epoch and steering repositories (their own files, owned alongside migrations 0030/0040).
 export * from './sessions-repo';
 export * from './epochs-repo';

@@ -1,8 +1,12 @@
-/** The one SQLite opener: fixed pragmas, then the numbered migrations keyed by `user_version`. */
+/**
+ * The one SQLite opener: fixed pragmas, then the numbered migrations keyed by `user_version`.
+ * SQLite's WAL is the only log: a COMMIT is durable against a kill -9 (synchronous=NORMAL), and
+ * SQLite's own automatic checkpoint keeps the WAL short, the file cut back to `journal_size_limit`.
+ */
 import { chmodSync, closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import { deferCommits, replayJournal, type DeferredCommitOptions } from './deferred-commit';
+import { applyLegacyJournal, dropLegacyMarks, legacyIntakePath, legacyJournalPath, type LegacyReport } from './legacy-upgrade';
 import { migrations as defaultMigrations, type Migration } from './migrations/index';
 import { StoreError, toStoreError } from './store-error';
 
@@ -12,18 +16,10 @@ export interface OpenDbOptions {
   readonly busyTimeoutMs?: number;
   /** The schema steps to apply; tests pass their own list to exercise the runner. */
   readonly migrations?: readonly Migration[];
-  /**
-   * Whether commits run SQLite's automatic WAL checkpoint (default true). The daemon turns it off
-   * and checkpoints from a worker thread instead (wal-checkpointer.ts).
-   */
-  readonly autoCheckpoint?: boolean;
   /** The connection's page cache in KiB (default `DEFAULT_CACHE_KIB`). */
   readonly cacheKiB?: number;
-  /**
-   * Group commits made durable by the commit journal `<file>-turns`, SQLite's COMMIT deferred
-   * (deferred-commit.ts; the daemon's connection). Off by default and for `:memory:`.
-   */
-  readonly deferCommits?: Omit<DeferredCommitOptions, 'journalPath'>;
+  /** Hears what the upgrade of an earlier version's commit journal did (legacy-upgrade.ts). */
+  readonly onLegacy?: LegacyReport;
   /**
    * better-sqlite3's native binding to load (its `nativeBinding` option): the host passes one built
    * for its runtime's ABI when that is not the ABI the package was built for (Electron's main
@@ -31,9 +27,6 @@ export interface OpenDbOptions {
    */
   readonly nativeBinding?: string;
 }
-
-/** The commit journal of the database `file` (deferred-commit.ts). */
-export const commitJournalPath = (file: string): string => `${file}-turns`;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
@@ -43,6 +36,12 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * memory a long-running daemon keeps whether or not it helps.
  */
 export const DEFAULT_CACHE_KIB = 8 * 1024;
+
+/**
+ * What the WAL file is cut back to after a checkpoint resets it (bytes). SQLite checkpoints at
+ * 1,000 pages (about 4 MiB) by itself; the file keeps at most this much of a larger burst.
+ */
+export const JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024;
 
 /**
  * Opens (creating if absent) the database at `file`, sets WAL, synchronous=NORMAL,
@@ -70,15 +69,14 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
     db.pragma('foreign_keys = ON');
     // A negative cache_size is in KiB, so the bound does not depend on the page size.
     db.pragma(`cache_size = -${Math.max(64, Math.trunc(options.cacheKiB ?? DEFAULT_CACHE_KIB))}`);
-    if (options.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
+    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     ownerOnly(file);
+    // Turns an earlier version acknowledged and had not applied yet are written back first, in
+    // the schema that version wrote them for.
+    const onDisk = file !== ':memory:' && file !== '';
+    if (onDisk) applyLegacyJournal(db, file, options.onLegacy);
     migrate(db, file, steps);
-    if (file !== ':memory:' && file !== '') {
-      // Turns a crashed daemon acknowledged are written back whoever opens the file next.
-      if (options.deferCommits !== undefined)
-        deferCommits(db, { ...options.deferCommits, journalPath: commitJournalPath(file) });
-      else replayJournal(db, commitJournalPath(file));
-    }
+    if (onDisk) dropLegacyMarks(db, file);
     return db;
   } catch (error) {
     db.close();
@@ -90,8 +88,9 @@ export function openDb(file: string, options: OpenDbOptions = {}): Database {
 function precreate(file: string): void {
   if (file === ':memory:' || file === '' || existsSync(file)) return;
   try {
-    // A commit journal left beside a database that is gone belongs to that database, not this one.
-    rmSync(commitJournalPath(file), { force: true });
+    // An earlier version's logs left beside a database that is gone belong to it, not this one.
+    rmSync(legacyJournalPath(file), { force: true });
+    rmSync(legacyIntakePath(file), { force: true });
     closeSync(openSync(file, 'a', 0o600));
   } catch {
     // The open below fails with the store's own error (unwritable, missing directory).
@@ -101,7 +100,7 @@ function precreate(file: string): void {
 /** Database, WAL and shared-memory files are the owner's alone (0600), also when created earlier. */
 function ownerOnly(file: string): void {
   if (file === ':memory:' || process.platform === 'win32') return;
-  for (const f of [file, `${file}-wal`, `${file}-shm`, commitJournalPath(file)]) {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
     try {
       if ((statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
     } catch (error) {

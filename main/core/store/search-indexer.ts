@@ -3,8 +3,7 @@
  * highest one indexed is indexed, a bounded batch per transaction, yielding between batches. The
  * invariant (every event up to the index's highest rowid is indexed; deleted events leave the index
  * by trigger) makes a catch-up idempotent, so a restart, a crash or events stored before the index
- * existed need nothing more than the next run (with deferred commits a batch joins the connection's
- * open transaction unjournaled: rows lost with it are indexed again). A search awaits `run()` first (batches with a turn
+ * existed need nothing more than the next run. A search awaits `run()` first (batches with a turn
  * between them, never one long stall): it sees every event committed before it.
  *
  * A background batch holds the event loop for as long as its transaction takes, and every hook in
@@ -15,7 +14,6 @@
  * each run starts at no more than `FIRST_RUN_BATCH`.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { deferredCommitOf } from './deferred-commit';
 import { searchBody, sessionTokenSql } from './migrations/0090-event-search';
 
 /** Options of the indexer. */
@@ -79,9 +77,7 @@ export class SearchIndexer {
       const highest = (this.highestStmt.get() as { n: number } | undefined)?.n ?? 0;
       return this.indexStmt.run(highest, limit).changes;
     };
-    // With deferred commits the batch joins the open transaction (derived rows: see `derived`).
-    const deferred = deferredCommitOf(this.db);
-    return deferred !== undefined ? deferred.derived(index) : this.db.transaction(index)();
+    return this.db.transaction(index)();
   }
 
   /** The batch size the next background batch uses. */

@@ -5,7 +5,6 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { SessionState, SessionSummary } from '../../../common/sessions';
 import { isVendorId, type VendorId } from '../../../common/vendors';
-import { deferredCommitOf } from './deferred-commit';
 import { turnCommitOf, type TurnCommit, type TurnWriter } from './turn-commit';
 
 /** What one hook call tells us about its session. */
@@ -132,8 +131,6 @@ export class SessionsRepo {
   private readonly liveStmt: Statement<[]>;
   private readonly staleStmt: Statement<[number]>;
   private readonly reinsertStmt: Statement<Record<string, unknown>>;
-  /** The last-seen write as one statement (the row comes back whole if it is gone): a deferred turn's `later` write. */
-  private readonly seenUpsertStmt: Statement;
   private readonly firstPageStmt: Statement<[number]>;
   private readonly pageStmt: Statement<[number, string, string, number]>;
 
@@ -165,12 +162,6 @@ export class SessionsRepo {
       INSERT OR IGNORE INTO sessions (source, session, agent, vendor, cwd, state, first_seen_ms, last_seen_ms, last_hook,
                                       instruct_opt_in, permissions_opt_in, pending_attention)
       VALUES (@source, @session, @agent, @vendor, @cwd, @state, @first, @last, @hook, @instruct, @permissions, @attention)`);
-    this.seenUpsertStmt = db.prepare(`
-      INSERT INTO sessions (source, session, agent, vendor, cwd, state, first_seen_ms, last_seen_ms, last_hook,
-                            instruct_opt_in, permissions_opt_in, pending_attention)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (source, session) DO UPDATE SET
-        last_seen_ms = MAX(sessions.last_seen_ms, excluded.last_seen_ms), last_hook = excluded.last_hook`);
     this.writeSeen = db.transaction((rows: readonly SessionRow[], emitters: readonly EmitterSighting[]) => this.writeRows(rows, emitters));
     this.attentionStmt = db.prepare(
       'UPDATE sessions SET pending_attention = MAX(0, pending_attention + ?) WHERE source = ? AND session = ?',
@@ -364,11 +355,7 @@ export class SessionsRepo {
     this.turn.schedule(this.writer);
   }
 
-  /**
-   * Inside the turn's transaction: the coalesced rows (kept for a retry until settled). In a
-   * deferred turn a row's last-seen write is a `later` one: journaled now, written once per open
-   * transaction (the last value of the row's writes; last seen only grows).
-   */
+  /** Inside the turn's transaction: the coalesced rows (kept for a retry until settled). */
   private writeTurn(): void {
     if (this.inFlight === null) {
       // Both sizes read every time: a read skipped on the usual path has no type feedback, and the
@@ -378,18 +365,7 @@ export class SessionsRepo {
       this.dirty.clear();
       this.sighted.clear();
     }
-    const deferred = deferredCommitOf(this.db);
-    if (deferred?.inTurn !== true) {
-      this.writeRows(this.inFlight.rows, this.inFlight.emitters);
-      return;
-    }
-    for (const r of this.inFlight.rows) {
-      deferred.later(`sessions\u0000${keyOf(r.source, r.session)}`, this.seenUpsertStmt, [
-        r.source, r.session, r.agent, r.vendor, r.cwd, r.state, r.firstSeenMs, r.lastSeenMs, r.lastHook ?? '',
-        r.instructOptIn ? 1 : 0, r.permissionsOptIn ? 1 : 0, r.pendingAttention,
-      ]);
-    }
-    this.writeRows([], this.inFlight.emitters);
+    this.writeRows(this.inFlight.rows, this.inFlight.emitters);
   }
 
   private settleTurn(): void {

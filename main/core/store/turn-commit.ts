@@ -6,12 +6,10 @@
  * savepoint makes SQLite journal every page it touches): when the shared transaction fails, it is
  * rolled back whole and each writer is tried again alone, and a writer whose own transaction
  * fails recovers as it sees fit (the event store retries each admit alone). Writers hear only
- * after COMMIT what became of their writes, so nothing is acknowledged before it is durable. On a
- * connection with deferred commits (deferred-commit.ts) the turn's writes go into the open
- * transaction instead, and "durable" is their append to the commit journal.
+ * after COMMIT what became of their writes, so nothing is acknowledged before it is durable (the
+ * connection runs WAL with synchronous=NORMAL: a COMMIT survives a kill -9).
  */
 import type { Database, Transaction } from 'better-sqlite3';
-import { deferredCommitOf, inCallerTransaction } from './deferred-commit';
 
 /** A repository that writes behind. */
 export interface TurnWriter {
@@ -51,30 +49,13 @@ export class TurnCommit {
     this.scheduled = false;
     const writers = this.writers;
     if (writers.length === 0) return;
-    if (this.db.open && inCallerTransaction(this.db)) {
+    if (this.db.open && this.db.inTransaction) {
       // Never inside a caller's transaction: its commit would come after the writers heard "done".
       this.scheduled = true;
       setImmediate(() => this.commit());
       return;
     }
     this.writers = [];
-    const deferred = deferredCommitOf(this.db);
-    if (deferred !== undefined) {
-      const turn = deferred.runTurn(() => {
-        for (const w of writers) w.write();
-      });
-      if (turn === undefined) {
-        for (const w of writers) w.settle();
-        return;
-      }
-      // Earlier acknowledged turns could not be written again: nothing may commit ahead of them.
-      if (turn.broken || writers.length === 1) {
-        for (const w of writers) w.recover(turn.error);
-        return;
-      }
-      this.alone(writers);
-      return;
-    }
     const failed = this.run(writers);
     if (failed === undefined) {
       for (const w of writers) w.settle();
@@ -85,12 +66,6 @@ export class TurnCommit {
       return;
     }
     this.alone(writers);
-  }
-
-  /** Commits what is queued, and the deferred transaction too (shutdown, other connections' readers). */
-  flush(): void {
-    this.commit();
-    deferredCommitOf(this.db)?.commit();
   }
 
   /** Rolled back whole: each writer alone, so one writer's failure costs the others nothing. */

@@ -1,17 +1,14 @@
 /**
  * Issue 12: a hook reply is sent only after the hook's events are committed. A burst of hooks
  * against a real `serve` child, SIGKILL from inside the handler of a reply, restart: every hook
- * whose reply was received is in the store (0 lost). The intake's case runs with its log's
- * records copied into a memory map and written with pwrite.
+ * whose reply was received is in the store (0 lost), with its session row.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileMapRefusal } from '../../../main/core/store/file-map';
-import { INTAKE_MAP_BYTES } from '../../../main/core/store/intake-log';
 import { ready, spawnServe, type ServeChild } from '../serve/serve-process';
 
 const children: ServeChild[] = [];
@@ -23,15 +20,14 @@ afterEach(() => {
 
 /**
  * POSTs one Claude Code hook; resolves with the status, or null when the daemon died first. `onReply`
- * runs inside the response handler. With a `Content-Length` the hook takes the listener's direct
- * lane; without one node:http sends it chunked, and node:http's handler answers it.
+ * runs inside the response handler. With `sized` the body goes with a `Content-Length`, else chunked.
  */
-function postHook(url: string, token: string, agent: Agent, payload: unknown, lane: boolean, onReply: (status: number) => void): Promise<number | null> {
+function postHook(url: string, token: string, agent: Agent, payload: unknown, sized: boolean, onReply: (status: number) => void): Promise<number | null> {
   return new Promise((resolve) => {
     const target = new URL('/hooks/claude-code', url);
     const body = JSON.stringify(payload);
     const headers: Record<string, string | number> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    if (lane) headers['content-length'] = Buffer.byteLength(body);
+    if (sized) headers['content-length'] = Buffer.byteLength(body);
     const req = request(target, { method: 'POST', agent, headers }, (res) => {
       res.resume();
       res.on('end', () => {
@@ -46,11 +42,11 @@ function postHook(url: string, token: string, agent: Agent, payload: unknown, la
 }
 
 /** A `serve` child on a fresh data directory: the directory, the child, its URL and its hook token. */
-async function startServe(env: NodeJS.ProcessEnv = {}): Promise<{ dataDir: string; s: ServeChild; url: string; token: string }> {
+async function startServe(): Promise<{ dataDir: string; s: ServeChild; url: string; token: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'aep-hook-crash-'));
   dirs.push(dir);
   const dataDir = join(dir, 'data');
-  const s = spawnServe(['--port', '0', '--data-dir', dataDir], env);
+  const s = spawnServe(['--port', '0', '--data-dir', dataDir]);
   children.push(s);
   const url = await ready(s);
   const token = readFileSync(join(dataDir, 'hook-token'), 'utf8').trim();
@@ -68,9 +64,9 @@ async function restartAndStop(dataDir: string): Promise<void> {
 
 describe('hook replies are durable', () => {
   it.each([
-    ['the direct lane', true],
-    ['node:http', false],
-  ])('loses no hook whose reply was sent when the daemon is killed with SIGKILL inside a reply handler (%s)', async (_way, lane) => {
+    ['sized bodies', true],
+    ['chunked bodies', false],
+  ])('loses no hook whose reply was sent when the daemon is killed with SIGKILL inside a reply handler (%s)', async (_way, sized) => {
     const { dataDir, s, url, token } = await startServe();
     const agent = new Agent({ keepAlive: true, maxSockets: 16 });
     const replied: string[] = [];
@@ -81,7 +77,7 @@ describe('hook replies are durable', () => {
     const posters = Array.from({ length: 16 }, async () => {
       while (next < burst) {
         const session = `burst-${next++}`;
-        const status = await postHook(url, token, agent, { hook_event_name: 'UserPromptSubmit', session_id: session, cwd: '/work', prompt: 'go' }, lane, (code) => {
+        const status = await postHook(url, token, agent, { hook_event_name: 'UserPromptSubmit', session_id: session, cwd: '/work', prompt: 'go' }, sized, (code) => {
           if (code !== 200) return;
           replied.push(session);
           // The kill happens inside the handler of this reply, while others are in flight.
@@ -107,15 +103,11 @@ describe('hook replies are durable', () => {
     expect(replied.filter((session) => !stored.has(session))).toEqual([]);
   });
 
-  it.each([
-    ['copied into the memory map of its log', '1'],
-    ['written to its log', '0'],
-  ])('loses no call the hook intake answered and had not handled yet when the daemon is killed (records %s)', async (_way, map) => {
-    const { dataDir, s, url, token } = await startServe({ AEP_FILE_MAP: map });
+  it('loses no call answered just before the daemon is killed, nor its session row', async () => {
+    const { dataDir, s, url, token } = await startServe();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const replied: string[] = [];
-    // Plain calls, one after the other; the kill comes inside the last reply's handler, well inside
-    // the intake's batch window, so that call at least is answered and not handled yet.
+    // Calls one after the other; the kill comes inside the last reply's handler.
     for (const session of ['taken-1', 'taken-2', 'taken-3']) {
       const last = session === 'taken-3';
       await postHook(url, token, agent, { hook_event_name: 'SessionStart', session_id: session, cwd: '/work', source: 'startup' }, true, (code) => {
@@ -127,10 +119,6 @@ describe('hook replies are durable', () => {
     agent.destroy();
     expect(await s.exited).toBe('SIGKILL');
     expect(replied).toEqual(['taken-1', 'taken-2', 'taken-3']);
-    // A mapped log is its map's size from the start; a written one is as long as its records.
-    const logBytes = statSync(join(dataDir, 'companion.db-hooks')).size;
-    if (map === '0') expect(logBytes).toBeLessThan(4096);
-    else if (fileMapRefusal() === undefined) expect(logBytes).toBe(INTAKE_MAP_BYTES);
 
     await restartAndStop(dataDir);
     const db = new BetterSqlite3(join(dataDir, 'companion.db'), { readonly: true });

@@ -46,7 +46,7 @@ describe('POST /hooks/:vendor', () => {
     expect(noSession.json).toMatchObject({ error: 'invalid-payload' });
   });
 
-  it('answers alike on the direct lane (a Content-Length body) and through node:http (a chunked one)', async () => {
+  it('answers alike to a Content-Length body and a chunked one', async () => {
     // Each call goes to a session of its own on each way, so both start from the same state.
     const calls: [string, (session: string) => unknown, { instruct?: boolean }][] = [
       ['claude-code', (s) => ccPayload('SessionStart', s, { source: 'startup' }), {}],

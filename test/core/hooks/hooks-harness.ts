@@ -57,7 +57,7 @@ export interface HooksDaemon {
 
 /** Starts a daemon with only the hooks feature, in `dataDir` (a fresh temp dir when absent). */
 export async function startHooksDaemon(
-  options: { dataDir?: string; clock?: TestClock; scheduler?: ManualScheduler; intakeWindowMs?: number } = {},
+  options: { dataDir?: string; clock?: TestClock; scheduler?: ManualScheduler } = {},
 ): Promise<HooksDaemon> {
   const dataDir = options.dataDir ?? join(mkdtempSync(join(tmpdir(), 'aep-hooks-')), 'data');
   let parts: HooksParts | undefined;
@@ -69,7 +69,6 @@ export async function startHooksDaemon(
         clock: options.clock?.read,
         schedule: options.scheduler?.schedule,
         sweepEveryMs: 0,
-        intakeWindowMs: options.intakeWindowMs,
         onReady: (p) => {
           parts = p;
         },
@@ -104,8 +103,7 @@ export async function postHook(
   if (query.instruct) target.searchParams.set('instruct', '1');
   if (query.permissions) target.searchParams.set('permissions', '1');
   const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  // A string body carries a Content-Length (the listener's direct lane answers it); a stream is sent
-  // chunked, which node:http's handler answers.
+  // A string body carries a Content-Length; a stream is sent chunked.
   const body = query.chunked
     ? new ReadableStream({
         start(controller) {

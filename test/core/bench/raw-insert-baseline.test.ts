@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rawInsertBaseline } from '../../../main/core/store/raw-insert-baseline';
-import { event, items, tempDir } from './temp-db';
+import { rawInsertBaseline } from '../../../bench/raw-insert-baseline';
+import { event, items, tempDir } from '../store/temp-db';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {

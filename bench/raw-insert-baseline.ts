@@ -3,8 +3,8 @@
  * into the same schema and pragmas, with no group commit, validation, ordering lookups or retention.
  * Durable ingest is reported as a ratio to this figure measured in the same run.
  */
-import type { AdmitItem } from './event-store';
-import { openDb } from './open-db';
+import type { AdmitItem } from '../main/core/store/event-store';
+import { openDb } from '../main/core/store/open-db';
 
 /** What the baseline measured. */
 export interface RawInsertResult {
