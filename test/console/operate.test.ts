@@ -11,7 +11,7 @@ import { blockedReason, sendOptions } from '../../renderer/src/views/composer/co
 
 let n = 0;
 const ev = (type: string, extra: Partial<AepEvent> = {}): AepEvent => ({ aep: '0.1', id: `o${++n}`, type, time: new Date(Date.UTC(2026, 10, 29, 12, 0, n)).toISOString(), source: 'aep://localhost/agents', agent: 'claude-code', session: 's1', ...extra });
-const midTurn: SteerSupport = { supports_steering: true, mode: 'mid-turn', badge: 'mid-turn at the next tool boundary', reason: 'promptQueueing', mechanism: 'concurrent-prompt' };
+const midTurn: SteerSupport = { supports_steering: true, mode: 'mid-turn', badge: 'delivered now; the agent decides whether it joins the running turn or runs next', reason: 'promptQueueing', mechanism: 'concurrent-prompt' };
 const queueOnly: SteerSupport = { supports_steering: false, mode: 'queue-only', badge: 'queue only', reason: 'the agent advertised no mid-turn input', mechanism: 'none' };
 
 describe('composer options', () => {
@@ -39,7 +39,8 @@ describe('message settlement from the stream', () => {
 
   test('each outcome in the operator’s words', () => {
     expect(settled('steered')).toBe('Steered');
-    expect(settled('deferred')).toBe('Queued (the agent runs it next)');
+    expect(settled('deferred')).toBe('Sent as next prompt');
+    expect(settleInput([ev('x.claude-code.input.settled', { data: { outcome: 'deferred', delivery: 'now' } })], { sent: true })).toMatchObject({ phase: 'prompted', tone: 'accent' });
     expect(settled('degraded')).toBe('Sent as next prompt');
     expect(settled('prompted')).toBe('Sent as next prompt');
     expect(settled('errored')).toBe('Errored — not re-sent');

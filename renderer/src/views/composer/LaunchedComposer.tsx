@@ -99,7 +99,7 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
       </p>
       {info.steer ? (
         <p className="small muted" data-testid="steer-badge" title={info.steer.reason}>
-          Mid-turn steering: {info.steer.badge} ({info.steer.reason})
+          Send now: {info.steer.badge} ({info.steer.reason})
           {info.steer.mode === 'next-turn' ? (
             <>
               {' '}

@@ -42,7 +42,7 @@ export function sendOptions(f: ComposerFacts): SendOption[] {
   }
   const options: SendOption[] = [];
   if (f.support?.supports_steering) {
-    options.push({ delivery: 'now', label: 'Send now', says: `Mid-turn: the agent takes it into the running turn (${f.support.badge}). If the turn ends first, it runs as the next prompt.` });
+    options.push({ delivery: 'now', label: 'Send now', says: 'Goes to the agent now. The agent decides whether it joins the running turn or runs next, right after it; either way nothing is lost.' });
   }
   options.push({
     delivery: 'queue',
