@@ -51,7 +51,7 @@ const request = (method, params) =>
     send({ id, method, params });
   });
 
-const steer = createSteer({ kind: args.steer ? String(args.steer) : null, warnChunk: args['warn-chunk'] === true, modelLog: args['model-log'] ? String(args['model-log']) : null, turnDelay, send, update, sleep });
+const steer = createSteer({ kind: args.steer ? String(args.steer) : null, warnChunk: args['warn-chunk'] === true, background: args.background === true, modelLog: args['model-log'] ? String(args['model-log']) : null, turnDelay, send, update, sleep });
 
 const MODES = {
   async turn(id, text) {

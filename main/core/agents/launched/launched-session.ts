@@ -12,10 +12,13 @@ import { mapped } from '../vendors/event-builders';
 import { compact } from '../vendors/payload-fields';
 import type { MappedEvent, MappingContext } from '../vendors/types';
 import type { Logger } from '../../logger';
-import { mapUpdate, newTurnMappingState, permissionRequested, runEnded, runFailed, runStarted } from './acp-mapping';
+import { idleOutput, mapUpdate, newTurnMappingState, permissionRequested, runEnded, runFailed, runStarted } from './acp-mapping';
 import type { AgentEmitter } from './agent-emitter';
 import type { AgentDriver, AgentExit, AgentUpdate, PermissionAsk, PermissionOutcome, TurnEnd } from './driver';
 import { TurnController, type TurnInput } from './turn-controller';
+
+/** Quiet time after which text that arrived with no prompt in flight is reported. */
+const IDLE_FLUSH_MS = 500;
 
 /** Open permission request: the request event id → how to answer the agent. */
 interface OpenPermission {
@@ -73,8 +76,12 @@ export class LaunchedSession {
   readonly controller: TurnController;
   private readonly turn = newTurnMappingState();
   private readonly permissions = new Map<string, OpenPermission>();
-  /** Tool calls of the open run requested and not yet settled: call id → tool name. */
-  private readonly openTools = new Map<string, string>();
+  /**
+   * Tool calls requested and not yet settled: call id → tool name and the run that requested it.
+   * A run ending (or handing its turn to a steer) leaves them open: background work keeps reporting.
+   */
+  private readonly openTools = new Map<string, { name: string; run: string | null }>();
+  private cancelIdleFlush: () => void = () => undefined;
   private chain: Promise<void> = Promise.resolve();
   private cancelCause: string | null = null;
   private turnStartedAtMs = 0;
@@ -127,13 +134,28 @@ export class LaunchedSession {
   /** Hands one session/update to the mapping. */
   update(update: AgentUpdate): void {
     if (this.ended) return;
-    const events = mapUpdate(update, this.turn, this.deps.mapping());
+    const context = this.deps.mapping();
+    // Text with no prompt in flight is its own event, once the agent moves on or goes quiet.
+    const before = update.sessionUpdate === 'agent_message_chunk' ? null : idleOutput(this.turn, context);
+    const events = mapUpdate(update, this.turn, context);
     for (const e of events) {
-      if (e.subject === undefined || e.run !== this.turn.run) continue;
-      if (e.type === 'tool.requested') this.openTools.set(e.subject, this.turn.tools.get(e.subject)?.name ?? 'tool');
+      if (e.subject === undefined) continue;
+      if (e.type === 'tool.requested') this.openTools.set(e.subject, { name: this.turn.tools.get(e.subject)?.name ?? 'tool', run: e.run ?? null });
       else if (e.type === 'tool.completed' || e.type === 'tool.failed' || e.type === 'tool.denied') this.openTools.delete(e.subject);
     }
-    if (events.length > 0) void this.emitMapped(events);
+    const all = before ? [before, ...events] : events;
+    if (all.length > 0) void this.emitMapped(all);
+    if (this.turn.idleText !== '') {
+      this.cancelIdleFlush();
+      this.cancelIdleFlush = this.deps.schedule(IDLE_FLUSH_MS, () => this.flushIdle());
+    }
+  }
+
+  /** Emits the text that arrived with no prompt in flight, if any. */
+  private flushIdle(): void {
+    this.cancelIdleFlush();
+    const event = idleOutput(this.turn, this.deps.mapping());
+    if (event) void this.emitMapped([event]);
   }
 
   /** A permission request from the agent: an answerable attention card until answered, timed out, or cancelled. */
@@ -259,18 +281,20 @@ export class LaunchedSession {
     this.cancelWatchdog();
     this.dismissPermissions();
     this.controller.dropAll('session-ended');
+    this.flushIdle();
     const run = this.turn.run;
+    const gone = agentGone || reason === 'error';
+    const context = this.deps.mapping();
+    // Every tool call still open fails, each in the run that requested it (background work too).
+    const why = gone ? 'agent-exited' : 'session-ended';
+    const tools = [...this.openTools].flatMap(([callId, open]) => (open.run === null ? [] : [toolAbandoned({ callId, name: open.name }, open.run, why, detail, context)]));
+    for (const [callId] of this.openTools) {
+      const known = this.turn.tools.get(callId);
+      if (known) known.settled = true;
+    }
+    this.openTools.clear();
+    if (tools.length > 0) void this.emitMapped(tools);
     if (run !== null) {
-      const gone = agentGone || reason === 'error';
-      const context = this.deps.mapping();
-      const why = gone ? 'agent-exited' : 'session-ended';
-      const tools = [...this.openTools].map(([callId, name]) => toolAbandoned({ callId, name }, run, why, detail, context));
-      for (const [callId] of this.openTools) {
-        const known = this.turn.tools.get(callId);
-        if (known) known.settled = true;
-      }
-      this.openTools.clear();
-      if (tools.length > 0) void this.emitMapped(tools);
       if (gone) {
         const failed = runFailed('agent-exited', detail, this.turn, context);
         if (failed) void this.emitMapped([failed]);
@@ -296,9 +320,9 @@ export class LaunchedSession {
 
   private async startTurn(input: TurnInput): Promise<void> {
     if (this.ended) return;
+    this.flushIdle();
     const run = this.deps.newId();
     this.turn.run = run;
-    this.openTools.clear();
     this.runs += 1;
     this.turnStartedAtMs = this.deps.clock();
     this.lastActivityMs = this.turnStartedAtMs;
