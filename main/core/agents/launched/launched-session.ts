@@ -5,7 +5,7 @@
  */
 import type { AepEvent } from '../../../../common/aep/envelope';
 import type { AgentId, LaunchedState } from '../../../../common/agents';
-import { inputDroppedType, inputQueuedType, inputSentType } from '../../../../common/agents';
+import { inputDroppedType, inputQueuedType, inputSentType, sessionStateType } from '../../../../common/agents';
 import { applyCeiling } from '../../aep/apply-ceiling';
 import { gateFor } from '../vendors/capture-gate';
 import { mapped } from '../vendors/event-builders';
@@ -69,6 +69,8 @@ export interface LaunchedSessionDeps {
   readonly schedule: (ms: number, fire: () => void) => () => void;
   /** Persists a state change (launched_sessions). */
   readonly onState: (state: LaunchedState, reason?: string) => void;
+  /** The agent advertised it can load this session again (ACP loadSession, Codex thread resume). */
+  readonly resumable?: boolean;
 }
 
 /** A launched session. */
@@ -91,6 +93,13 @@ export class LaunchedSession {
   private readonly startedAtMs: number;
   state: LaunchedState = 'idle';
   endReason: string | null = null;
+  /** How the last turn ended (`cancelled` when the agent settled it cancelled). */
+  lastEnd: 'finished' | 'cancelled' | 'failed' | null = null;
+  /** Facts added to the pushed session state (mid-turn steering installs its capability and steer state). */
+  stateFacts: (() => Readonly<Record<string, unknown>>) | null = null;
+  /** Hears every coarse state change (after it is recorded). */
+  onStateChange: ((state: LaunchedState) => void) | null = null;
+  private publishedState = '';
 
   constructor(private readonly deps: LaunchedSessionDeps) {
     this.startedAtMs = deps.clock();
@@ -121,14 +130,16 @@ export class LaunchedSession {
   }
 
   get ended(): boolean {
-    return this.state === 'ended';
+    return this.state === 'ended' || this.state === 'resumable';
   }
 
   /** Emits `session.started` (client = the agent as it reported itself). */
   started(agentInfo: Readonly<Record<string, unknown>> | null): Promise<void> {
     const name = typeof agentInfo?.['name'] === 'string' ? (agentInfo['name'] as string) : this.deps.agent;
     const version = typeof agentInfo?.['version'] === 'string' ? (agentInfo['version'] as string) : undefined;
-    return this.emit([{ type: 'session.started', capture: 'metadata', data: { client: { name, ...(version ? { version } : {}) }, trigger: 'launch' } }]);
+    const started = this.emit([{ type: 'session.started', capture: 'metadata', data: { client: { name, ...(version ? { version } : {}) }, trigger: 'launch' } }]);
+    this.publishState();
+    return started;
   }
 
   /** Hands one session/update to the mapping. */
@@ -223,11 +234,36 @@ export class LaunchedSession {
     return true;
   }
 
-  /** The agent process went away: the open run fails, queued inputs drop, the session ends with the reason. */
+  /**
+   * The agent process went away (the connection is lost): the open run and a steer in flight fail,
+   * queued inputs drop; the session becomes resumable (promptable again through session/load) when
+   * the agent advertised it can load it, else it ends, with the reason.
+   */
   exited(exit: AgentExit): void {
     if (this.ended) return;
     // Even a clean exit fails a turn it left running: nobody cancelled it, the agent went away.
-    this.finish(exit.code === 0 && exit.signal === null ? 'normal' : 'error', exit.reason, undefined, true);
+    this.finish(exit.code === 0 && exit.signal === null ? 'normal' : 'error', exit.reason, undefined, true, this.deps.resumable === true ? 'resumable' : 'ended');
+  }
+
+  /**
+   * Pushes `x.{agent}.session.state` (the coarse state, the end reason, and what steering adds:
+   * supports_steering and the steer state) when it differs from the last one pushed.
+   */
+  publishState(): void {
+    const data = { state: this.state, ...(this.endReason !== null && (this.state === 'ended' || this.state === 'resumable') ? { reason: this.endReason } : {}), ...(this.stateFacts?.() ?? {}) };
+    const key = JSON.stringify(data);
+    if (key === this.publishedState) return;
+    this.publishedState = key;
+    void this.emit([{ type: sessionStateType(this.deps.agent), capture: 'metadata', data }]);
+  }
+
+  /** Records a coarse state change, pushes it, tells the observer. */
+  private setState(state: LaunchedState, reason?: string): void {
+    this.state = state;
+    this.deps.onState(state, reason);
+    // The observer steps what depends on it first, so one pushed state says both.
+    this.onStateChange?.(state);
+    this.publishState();
   }
 
   /** A message arrived from the agent. */
@@ -275,8 +311,8 @@ export class LaunchedSession {
    * unsettled tool calls failed (each caused by its request), the run itself (cancelled when the
    * session was ended on purpose, failed when the agent went away), then `session.ended`.
    */
-  private finish(reason: 'normal' | 'killed' | 'error', detail: string, cause?: string, agentGone = false): void {
-    this.state = 'ended';
+  private finish(reason: 'normal' | 'killed' | 'error', detail: string, cause?: string, agentGone = false, final: 'ended' | 'resumable' = 'ended'): void {
+    this.state = final;
     this.endReason = detail;
     this.cancelWatchdog();
     this.dismissPermissions();
@@ -304,9 +340,11 @@ export class LaunchedSession {
         void this.emitMapped([{ ...runEnded({ stopReason: 'cancelled', raw: {} }, this.turn, context, by), ...(cause ? { cause } : {}) }]);
       }
     }
+    this.onStateChange?.(final);
+    this.publishState();
     void this.emit([{ type: 'session.ended', capture: 'metadata', data: { reason, runs: this.runs, duration_ms: Math.max(0, this.deps.clock() - this.startedAtMs) }, ...(cause ? { cause } : {}) }]);
     this.deps.emitter.release(this.session);
-    this.deps.onState('ended', detail);
+    this.deps.onState(final, detail);
   }
 
   private dismissPermissions(): void {
@@ -327,8 +365,7 @@ export class LaunchedSession {
     this.turnStartedAtMs = this.deps.clock();
     this.lastActivityMs = this.turnStartedAtMs;
     this.watch(run);
-    this.state = 'generating';
-    this.deps.onState('generating');
+    this.setState('generating');
     const prompt = [{ type: 'text', text: input.text }];
     const started = { ...runStarted(run, prompt, input.text, this.deps.mapping(), 'user'), cause: input.id };
     void this.emitMapped([started]);
@@ -342,11 +379,13 @@ export class LaunchedSession {
       if (this.ended || gone) return;
       const failed = runFailed('prompt-failed', (error as Error)?.message, this.turn, this.deps.mapping());
       if (failed) void this.emitMapped([failed]);
+      this.lastEnd = 'failed';
       this.idle();
       return;
     }
     if (this.ended || this.turn.run !== run) return;
     const cause = end.stopReason === 'cancelled' ? this.cancelCause : null;
+    this.lastEnd = end.stopReason === 'cancelled' ? 'cancelled' : 'finished';
     this.cancelCause = null;
     const context = this.deps.mapping();
     const terminal = runEnded(end, this.turn, context, cause !== null ? 'control' : 'user');
@@ -365,8 +404,7 @@ export class LaunchedSession {
   private idle(): void {
     this.cancelWatchdog();
     if (this.ended) return;
-    this.state = 'idle';
-    this.deps.onState('idle');
+    this.setState('idle');
   }
 
   private emitMapped(events: readonly (MappedEvent & { cause?: string })[]): Promise<void> {

@@ -80,6 +80,7 @@ export class SteeringService {
         midTurnOn: () => this.toggle.enabled,
         emit: (drafts) => void session.send(emitter.stamp(session.session, drafts)),
         source: `urn:aep-companion:launched:${session.agent}`,
+        onToggle: (listener) => this.toggle.onChange(() => listener()),
       }),
     );
   }
