@@ -51,7 +51,7 @@ function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
     // A launched session's pushed state: capability and steer state, no free text but the reason.
     [
       /^x\.[a-z0-9_-]+\.session\.state$/,
-      flatAnnotations({ state: 'metadata', steer: 'metadata', supports_steering: 'metadata', mode: 'metadata', mechanism: 'metadata', reason: 'metadata', support_reason: 'metadata' }),
+      flatAnnotations({ state: 'metadata', steer: 'metadata', supports_steering: 'metadata', mode: 'metadata', mechanism: 'metadata', reason: 'metadata', support_reason: 'metadata', badge: 'metadata' }),
     ],
   ]);
 }

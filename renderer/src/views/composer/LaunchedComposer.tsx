@@ -55,6 +55,12 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
     setError(r.ok ? null : r.error.message);
     void store.refreshLaunched();
   };
+  // A resumable session (its agent advertised loadSession) becomes promptable again through session/load.
+  const resume = async () => {
+    const r = await api('POST /api/launched/resume', { session: info.session });
+    setError(r.ok ? null : r.error.message);
+    void store.refreshLaunched();
+  };
 
   return (
     <form
@@ -116,6 +122,11 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
         {generating ? (
           <button type="button" className="btn btn-danger-soft" onClick={cancel} data-testid="cancel-turn">
             Stop turn
+          </button>
+        ) : null}
+        {state === 'resumable' ? (
+          <button type="button" className="btn btn-ghost" onClick={() => void resume()} data-testid="resume-session">
+            Resume session
           </button>
         ) : null}
         {state !== 'ended' && state !== 'resumable' ? (

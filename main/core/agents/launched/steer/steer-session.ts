@@ -137,7 +137,7 @@ export class SteerSession {
   /** What the pushed session state adds: capability and the steer state. */
   private stateFacts(): Record<string, unknown> {
     const s = this.support();
-    return { supports_steering: s.supports_steering, mode: s.mode, mechanism: s.mechanism, support_reason: s.reason, steer: this.machine };
+    return { supports_steering: s.supports_steering, mode: s.mode, mechanism: s.mechanism, badge: s.badge, support_reason: s.reason, steer: this.machine };
   }
 
   /** The coarse state changed: the connection lost, a successor run ended, or a turn started or ended. */
