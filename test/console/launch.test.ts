@@ -170,7 +170,7 @@ describe('launched sessions from the console', () => {
     // The composer commits to delivery, never to folding: the agent decides.
     const says = await page.getByTestId('composer-says').innerText();
     expect(says).toContain('Goes to the agent now');
-    expect(says).toContain('the agent decides whether it joins the running turn or runs next');
+    expect(says).toMatch(/the agent decides whether it joins the running turn or runs next/i);
     expect(says).not.toMatch(/tool boundary|mid-turn/i);
     expect(await page.getByTestId('steer-badge').innerText()).not.toMatch(/tool boundary/i);
     await shootBothThemes(page, 'launch-send-now');

@@ -20,7 +20,7 @@ export interface SupportInput {
 }
 
 export const BADGE = {
-  'mid-turn': 'delivered now; the agent decides whether it joins the running turn or runs next',
+  'mid-turn': 'delivered now',
   'next-turn': 'next turn',
   'queue-only': 'queue only',
 } as const;

@@ -94,6 +94,9 @@ describe('the pushed session state and the steer machine', () => {
     const resumed = await d!.api<Json>('POST', '/api/launched/resume', { session });
     expect(resumed.status, JSON.stringify(resumed.json)).toBe(200);
     await c!.waitEvent((e) => e.session === session && e.type === STATE && (e.data as Json).state === 'idle' && c!.of(session).filter((x) => x.type === 'session.started').length === 2, 'promptable again');
+    // The companion sends no prompt of its own on resume (no retry, no replay of the failed steer).
+    await d!.host.session(session)?.flushed();
+    expect(c!.of(session).filter((e) => e.type === 'run.started')).toHaveLength(1);
     const next = c!.command('x.claude-code.control.send_input', session, { text: 'carry on', delivery: 'queue' }, { capture: 'redacted' });
     const started = await c!.waitEvent((e) => e.type === 'run.started' && e.cause === next, 'a new run');
     expect(await c!.waitEvent((e) => e.type === 'run.finished' && e.run === started.run, 'its end')).toMatchObject({ type: 'run.finished' });

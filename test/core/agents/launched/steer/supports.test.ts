@@ -17,7 +17,7 @@ describe('supports_steering and the badge', () => {
       expect(deriveSupport({ ...live, state })).toEqual({
         supports_steering: true,
         mode: 'mid-turn',
-        badge: 'delivered now; the agent decides whether it joins the running turn or runs next',
+        badge: 'delivered now',
         reason: live.basis,
         mechanism: 'concurrent-prompt',
       });
