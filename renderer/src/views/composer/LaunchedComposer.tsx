@@ -105,7 +105,7 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
       </p>
       {info.steer ? (
         <p className="small muted" data-testid="steer-badge" title={info.steer.reason}>
-          Send now: {info.steer.badge} ({info.steer.reason})
+          Sent while it works: {info.steer.badge} ({info.steer.reason})
           {info.steer.mode === 'next-turn' ? (
             <>
               {' '}
