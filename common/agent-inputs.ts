@@ -62,7 +62,7 @@ export type SteerMode = 'mid-turn' | 'next-turn' | 'queue-only';
 export interface SteerSupport {
   readonly supports_steering: boolean;
   readonly mode: SteerMode;
-  /** The badge in words: "mid-turn at the next tool boundary", "next turn" or "queue only". */
+  /** The badge in words: "delivered now", "next turn" or "queue only". */
   readonly badge: string;
   /** Why the mode is what it is, in words. */
   readonly reason: string;

@@ -97,6 +97,14 @@ export const inputSentType = (agent: string): string => `x.${agent}.input.sent`;
 /** Emitted (cause = the command) when a queued input is dropped (session ended, kill switch, cancel). */
 export const inputDroppedType = (agent: string): string => `x.${agent}.input.dropped`;
 
+/**
+ * Pushed (no cause) whenever a launched session's state changes: the coarse `state`, the end
+ * `reason` once ended or resumable, and, where mid-turn steering runs, `supports_steering`, `mode`,
+ * `mechanism`, the capability `reason` and the per-session `steer` state (none, offered, sent,
+ * folded, deferred). Consoles keep the session's state from it instead of polling.
+ */
+export const sessionStateType = (agent: string): string => `x.${agent}.session.state`;
+
 /** Payload of `x.{agent}.control.send_input`. */
 export interface SendInputData {
   readonly text: string;

@@ -168,11 +168,34 @@ describe('launched sessions from the console', () => {
     await page.getByTestId('cancel-turn').waitFor();
     await page.getByTestId('launched-text').fill('Keep the public API unchanged');
     await page.getByTestId('mode-now').click();
-    expect(await page.getByTestId('composer-says').innerText()).toContain('Mid-turn');
+    // The composer commits to delivery, never to folding: the agent decides.
+    const says = await page.getByTestId('composer-says').innerText();
+    expect(says).toContain('Goes to the agent now');
+    expect(says).toMatch(/the agent decides whether it joins the running turn or runs next/i);
+    expect(says).not.toMatch(/tool boundary|mid-turn/i);
+    expect(await page.getByTestId('steer-badge').innerText()).not.toMatch(/tool boundary/i);
+    await shootBothThemes(page, 'launch-send-now');
     await page.getByTestId('launched-send').click();
     await page.locator('[data-testid=input-item][data-phase=steered]').waitFor({ timeout: 30_000 });
     expect(await page.locator('[data-testid=input-item][data-phase=steered]').getByTestId('input-chip').innerText()).toBe('Steered');
     await shootBothThemes(page, 'launch-steered');
+  });
+
+  test('an agent that runs Send now as its next turn (deferred): the message reads like a queued one arriving, no error', async () => {
+    await useAgent('--steer=defer', '--turn-delay=4000');
+    await launchFromConsole('Write the changelog');
+    await page.getByTestId('cancel-turn').waitFor();
+    await page.getByTestId('launched-text').fill('Mention the new flag');
+    await page.getByTestId('mode-now').click();
+    await page.getByTestId('launched-send').click();
+    const item = page.locator('[data-testid=input-item]', { hasText: 'Mention the new flag' });
+    await page.locator('[data-testid=input-item][data-phase=prompted]', { hasText: 'Mention the new flag' }).waitFor({ timeout: 30_000 });
+    expect(await item.getByTestId('input-chip').innerText()).toBe('Sent as next prompt');
+    expect(await page.locator('[data-testid=input-item][data-phase=errored]').count()).toBe(0);
+    // Both answers, in submission order, and no failed run.
+    await page.locator('[data-testid=timeline-row][data-kind=run-end]').nth(1).waitFor({ timeout: 30_000 });
+    expect(await page.locator('[data-testid=timeline-row][data-kind=run-end]', { hasText: /failed/i }).count()).toBe(0);
+    await shootBothThemes(page, 'launch-deferred');
   });
 
   test('the page logged no errors', () => {

@@ -112,7 +112,7 @@ describe('the mid-turn steering switch in Settings', () => {
     await page.getByTestId('cancel-turn').waitFor();
     await page.getByTestId('launched-text').fill('Keep it short');
     await page.getByTestId('mode-now').click();
-    expect(await page.getByTestId('composer-says').innerText()).toContain('Mid-turn');
+    expect(await page.getByTestId('composer-says').innerText()).toContain('Goes to the agent now');
     await page.getByTestId('launched-send').click();
     const steered = page.locator('[data-testid=input-item][data-phase=steered]');
     await steered.waitFor({ timeout: 30_000 });

@@ -11,7 +11,7 @@ import { blockedReason, sendOptions } from '../../renderer/src/views/composer/co
 
 let n = 0;
 const ev = (type: string, extra: Partial<AepEvent> = {}): AepEvent => ({ aep: '0.1', id: `o${++n}`, type, time: new Date(Date.UTC(2026, 10, 29, 12, 0, n)).toISOString(), source: 'aep://localhost/agents', agent: 'claude-code', session: 's1', ...extra });
-const midTurn: SteerSupport = { supports_steering: true, mode: 'mid-turn', badge: 'mid-turn at the next tool boundary', reason: 'promptQueueing', mechanism: 'concurrent-prompt' };
+const midTurn: SteerSupport = { supports_steering: true, mode: 'mid-turn', badge: 'delivered now', reason: 'promptQueueing', mechanism: 'concurrent-prompt' };
 const queueOnly: SteerSupport = { supports_steering: false, mode: 'queue-only', badge: 'queue only', reason: 'the agent advertised no mid-turn input', mechanism: 'none' };
 
 describe('composer options', () => {
@@ -39,7 +39,8 @@ describe('message settlement from the stream', () => {
 
   test('each outcome in the operator’s words', () => {
     expect(settled('steered')).toBe('Steered');
-    expect(settled('deferred')).toBe('Queued (the agent runs it next)');
+    expect(settled('deferred')).toBe('Sent as next prompt');
+    expect(settleInput([ev('x.claude-code.input.settled', { data: { outcome: 'deferred', delivery: 'now' } })], { sent: true })).toMatchObject({ phase: 'prompted', tone: 'accent' });
     expect(settled('degraded')).toBe('Sent as next prompt');
     expect(settled('prompted')).toBe('Sent as next prompt');
     expect(settled('errored')).toBe('Errored — not re-sent');
@@ -60,5 +61,34 @@ describe('message settlement from the stream', () => {
     const rows = buildTimeline([cmd, settledEv]);
     expect(rows).toHaveLength(1);
     expect(rows[0].status?.label).toBe('Steered');
+  });
+});
+
+describe('launched session state pushed on the stream', () => {
+  test('x.{agent}.session.state replaces the listed state and steer support; an unknown session loads the list', async () => {
+    const { ConsoleStore } = await import('../../renderer/src/model/console-store');
+    const { ok } = await import('../../common/result');
+    const listed = { session: 's1', agent: 'claude-code', source: 'aep://localhost/agent/claude-code/launched/s1', cwd: '/w', state: 'idle', pid: 1, agentInfo: null, capabilities: {}, queued: 0, steer: queueOnly, startedAt: '2026-11-29T12:00:00.000Z', endedAt: null, endReason: null };
+    let launchedCalls = 0;
+    const api = (async (route: string) => {
+      if (route === 'GET /api/launched') {
+        launchedCalls++;
+        return ok([listed]);
+      }
+      return ok(null);
+    }) as never;
+    const store = new ConsoleStore({ baseUrl: 'http://127.0.0.1:1', api, token: () => 't', schedule: () => undefined });
+    await store.refreshLaunched();
+    expect(launchedCalls).toBe(1);
+    store.ingest(ev('x.claude-code.session.state', { data: { state: 'generating', supports_steering: true, mode: 'mid-turn', mechanism: 'concurrent-prompt', badge: 'delivered now', support_reason: 'promptQueueing', steer: 'offered' } }));
+    expect(store.launched.get('s1')).toMatchObject({ state: 'generating', steer: { supports_steering: true, mode: 'mid-turn', badge: 'delivered now' } });
+    store.ingest(ev('x.claude-code.session.state', { data: { state: 'resumable', reason: 'agent exited with code 3', supports_steering: false, mode: 'queue-only', mechanism: 'concurrent-prompt', badge: 'queue only', support_reason: 'the agent is not connected', steer: 'none' } }));
+    expect(store.launched.get('s1')).toMatchObject({ state: 'resumable', endReason: 'agent exited with code 3', steer: { supports_steering: false } });
+    expect(launchedCalls).toBe(1);
+    store.ingest(ev('x.claude-code.session.state', { session: 's2', data: { state: 'idle' } }));
+    expect(launchedCalls).toBe(2);
+    // The timeline keeps only the lost connection as history.
+    const rows = buildTimeline([ev('x.claude-code.session.state', { data: { state: 'generating' } }), ev('x.claude-code.session.state', { data: { state: 'resumable', reason: 'agent exited' } })]);
+    expect(rows.map((r) => r.title)).toEqual(['Agent connection lost · resumable']);
   });
 });

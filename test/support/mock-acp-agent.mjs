@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A small ACP agent (JSON-RPC 2.0, one message per line on stdio) for the host tests.
-// Usage: node mock-acp-agent.mjs [--mode=MODE] [--init-delay=MS] [--turn-delay=MS] [--record=FILE] [--no-load]
+// Usage: node mock-acp-agent.mjs [--mode=MODE] [--init-delay=MS] [--turn-delay=MS] [--record=FILE] [--no-load] [--crash-on-steer] [--background]
 // Modes (add one by adding a case to MODES below):
 //   normal      a turn = tool_call, tool completed, a text chunk, usage, end_turn with usage
 //   crash       exits with code 3 in the middle of the turn (after the tool call); --exit-code=N
@@ -51,7 +51,7 @@ const request = (method, params) =>
     send({ id, method, params });
   });
 
-const steer = createSteer({ kind: args.steer ? String(args.steer) : null, warnChunk: args['warn-chunk'] === true, modelLog: args['model-log'] ? String(args['model-log']) : null, turnDelay, send, update, sleep });
+const steer = createSteer({ kind: args.steer ? String(args.steer) : null, warnChunk: args['warn-chunk'] === true, background: args.background === true, modelLog: args['model-log'] ? String(args['model-log']) : null, turnDelay, send, update, sleep });
 
 const MODES = {
   async turn(id, text) {
@@ -115,6 +115,8 @@ async function handle(m) {
       return send({ id: m.id, result: m.method === 'session/new' ? { sessionId } : {} });
     case 'session/prompt': {
       if (mode === 'hang') return;
+      // --crash-on-steer: the connection dies when a prompt arrives while one runs.
+      if (args['crash-on-steer'] === true && running) process.exit(3);
       // A prompt while one runs: the steer kind decides (true: it preempted, run this one now).
       if (steer.kind && running && !steer.concurrent(m, running)) return;
       if (steer.kind) {

@@ -10,6 +10,10 @@
 //   reject   promptQueueing; a concurrent prompt is refused with -32602.
 //   preempt  advertises nothing; a concurrent prompt aborts the running one (-32603 "Request was
 //            aborted.", as Qwen Code does) and the model log records the concurrency.
+// --background (with any kind): each turn also starts a background tool call `bg-ID` that outlives
+// the turn: it completes after the hand-off (during the deferred turn, or after every prompt
+// settled), and then, with no prompt in flight, the agent reports it in one text chunk and a usage
+// update (the model cycle background work produces).
 //   native   advertises `_meta.steering.supported`; `_session/steering` is injected into the running
 //            turn (its text in the model request after the tool result) or answered promptRequired.
 import { appendFileSync } from 'node:fs';
@@ -50,7 +54,7 @@ const REAL = {
 
 const textOf = (m) => (m.params?.prompt ?? []).map((p) => p.text ?? '').join('');
 
-export function createSteer({ kind, warnChunk, modelLog, turnDelay, send, update, sleep }) {
+export function createSteer({ kind, warnChunk, background, modelLog, turnDelay, send, update, sleep }) {
   const model = (entry) => {
     if (modelLog) appendFileSync(modelLog, `${JSON.stringify(entry)}\n`);
   };
@@ -83,7 +87,23 @@ export function createSteer({ kind, warnChunk, modelLog, turnDelay, send, update
     };
     void (async () => {
       const call = `call-${m.id}`;
+      const bg = `bg-${m.id}`;
+      let bgOpen = background === true;
+      const finishBackground = () => {
+        if (!bgOpen) return;
+        bgOpen = false;
+        update({ sessionUpdate: 'tool_call_update', toolCallId: bg, status: 'completed', rawOutput: 'background done' });
+      };
       model({ request: 'prompt', prompt: textOf(m) });
+      if (bgOpen)
+        update({
+          sessionUpdate: 'tool_call',
+          toolCallId: bg,
+          title: 'background job',
+          kind: 'execute',
+          status: 'in_progress',
+          rawInput: { command: 'sleep 1 && echo background done', run_in_background: true },
+        });
       update({
         sessionUpdate: 'tool_call',
         toolCallId: call,
@@ -133,11 +153,21 @@ export function createSteer({ kind, warnChunk, modelLog, turnDelay, send, update
           sessionUpdate: 'agent_message_chunk',
           content: { type: 'text', text: `deferred reply (${next.text.length} chars)` },
         });
+        // The background call of the predecessor completes while the deferred turn runs.
+        await sleep(50);
+        finishBackground();
         update({ sessionUpdate: 'usage_update', used: 2, size: 1000 });
         send({ id: next.id, result: REAL });
       }
       handle.over = true;
       done();
+      if (background === true) {
+        // Completes with no prompt in flight, and the agent reports it in a model cycle of its own.
+        await sleep(100);
+        finishBackground();
+        update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'background job finished' } });
+        update({ sessionUpdate: 'usage_update', used: 5, size: 1000 });
+      }
     })();
     return handle;
   }

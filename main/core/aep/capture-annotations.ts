@@ -32,7 +32,8 @@ let extensions: readonly (readonly [RegExp, CaptureNode])[] | undefined;
  * The field levels of this project's own extension types, which have no registered schema: the
  * steering verb `x.{vendor}.control.instruct` carries `{ text }` at `redacted` (the steering design
  * record), and its outcomes `x.{vendor}.instruction.delivered` / `.dropped` carry no free text;
- * nor does a steer's seen-by-agent receipt `x.{agent}.input.received` (ids only).
+ * nor does a steer's seen-by-agent receipt `x.{agent}.input.received` (ids only), nor a launched
+ * session's `x.{agent}.session.state`; `x.acp.agent.output` carries model text at `redacted`.
  */
 function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
   return (extensions ??= [
@@ -44,6 +45,13 @@ function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
     [
       /^x\.[a-z0-9_-]+\.input\.received$/,
       flatAnnotations({ input: 'metadata', turn: 'metadata', item: 'metadata', mechanism: 'metadata' }),
+    ],
+    // Model output with no prompt in flight (background work): its length, the text at `redacted`.
+    [/^x\.acp\.agent\.output$/, flatAnnotations({ chars: 'metadata', in_flight: 'metadata', text: 'redacted' })],
+    // A launched session's pushed state: capability and steer state, no free text but the reason.
+    [
+      /^x\.[a-z0-9_-]+\.session\.state$/,
+      flatAnnotations({ state: 'metadata', steer: 'metadata', supports_steering: 'metadata', mode: 'metadata', mechanism: 'metadata', reason: 'metadata', support_reason: 'metadata', badge: 'metadata' }),
     ],
   ]);
 }

@@ -140,17 +140,17 @@ export class HookService {
         return empty;
       }
 
-      if (adapter.isHeld(call)) {
+      if (adapter.isHeld(call, loopOn)) {
         const request = events.find((e) => e.type === 'attention.requested');
         if (!loopOn || !request || !profile.permissionMoments.includes(call.moment) || row.state === 'ended') return empty;
         return { status: 200, body: await permissions.hold(vendor, sessionSource(vendor, call.session), call, request, context, hangUp) };
       }
 
       // A vendor that already hung up would never read the reply: nothing is handed over then.
-      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call) && !hangUp?.happened) {
+      if (row.instructOptIn && row.state !== 'ended' && adapter.acceptsSteering(call, loopOn) && !hangUp?.happened) {
         const handover = engine.deliver(vendor, call.session, call.moment);
         if (handover !== null) {
-          const reply = adapter.steeringReply(call, handover.text);
+          const reply = adapter.steeringReply(call, handover.text, loopOn);
           if (reply.ok) return { status: 200, body: reply.value, handover };
           // Nothing was written: the instructions are settled as such, never reported delivered.
           void handover.settle(false);

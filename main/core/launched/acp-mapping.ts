@@ -17,15 +17,32 @@ import type { AgentUpdate, PermissionAsk, TurnEnd } from './driver';
 export interface TurnMappingState {
   /** The open run (one prompt turn), or null between turns. */
   run: string | null;
-  /** Tool calls seen: call id → the title and input they were requested with. */
-  readonly tools: Map<string, { name: string; input: unknown; settled: boolean }>;
+  /**
+   * Tool calls seen: call id → the title and input they were requested with, and the run that
+   * requested them (background work keeps its run after a fold or a deferred hand-off).
+   */
+  readonly tools: Map<string, { name: string; input: unknown; settled: boolean; run?: string | null }>;
   /** Assistant text of the open run (joined chunks), for `run.finished.summary` at the capture ceiling. */
   text: string;
   /** Usage the agent reported during the open run (last `usage_update`). */
   usage: { input?: number; output?: number } | null;
+  /** Assistant text that arrived with no prompt in flight (background work): its own event, never a run's summary. */
+  idleText: string;
 }
 
-export const newTurnMappingState = (): TurnMappingState => ({ run: null, tools: new Map(), text: '', usage: null });
+export const newTurnMappingState = (): TurnMappingState => ({ run: null, tools: new Map(), text: '', usage: null, idleText: '' });
+
+/** `x.acp.agent.output`: model output that arrived with no prompt in flight (its length; the text at the capture level). */
+export const IDLE_OUTPUT = 'x.acp.agent.output';
+
+/** The event of the assistant text that arrived with no prompt in flight, or null when there is none. Clears it. */
+export function idleOutput(state: TurnMappingState, context: MappingContext): MappedEvent | null {
+  if (state.idleText === '') return null;
+  const text = state.idleText;
+  state.idleText = '';
+  const gate = gateFor(IDLE_OUTPUT, context);
+  return mapped(IDLE_OUTPUT, context, compact({ chars: text.length, in_flight: false, text: gate.text(text) }), { run: null });
+}
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : undefined);
@@ -52,7 +69,7 @@ export function mapUpdate(update: AgentUpdate, state: TurnMappingState, context:
       const id = str(update['toolCallId']) ?? '';
       const name = str(update['title']) ?? str(update['name']) ?? 'tool';
       const input = update['rawInput'];
-      state.tools.set(id, { name, input, settled: false });
+      state.tools.set(id, { name, input, settled: false, run });
       const gate = gateFor('tool.requested', context);
       const requested = mapped(
         'tool.requested',
@@ -76,7 +93,7 @@ export function mapUpdate(update: AgentUpdate, state: TurnMappingState, context:
       if (known && str(update['title']) !== undefined && !known.settled) known.name = str(update['title']) as string;
       if (status === 'completed' || status === 'failed') return toolOutcome(update, state, context);
       if (status === undefined) return [];
-      return [mapped('x.acp.tool_call.update', context, { status }, { subject: id, run })];
+      return [mapped('x.acp.tool_call.update', context, { status }, { subject: id, run: known?.run ?? run })];
     }
     case 'plan': {
       const entries = Array.isArray(update['entries']) ? (update['entries'] as Record<string, unknown>[]) : [];
@@ -85,7 +102,9 @@ export function mapUpdate(update: AgentUpdate, state: TurnMappingState, context:
     }
     case 'agent_message_chunk': {
       const content = update['content'] as Record<string, unknown> | undefined;
-      if (content?.['type'] === 'text' && typeof content['text'] === 'string') state.text += content['text'];
+      if (content?.['type'] !== 'text' || typeof content['text'] !== 'string') return [];
+      if (run === null) state.idleText += content['text'];
+      else state.text += content['text'];
       return [];
     }
     case 'agent_thought_chunk':
@@ -94,7 +113,8 @@ export function mapUpdate(update: AgentUpdate, state: TurnMappingState, context:
     case 'usage_update': {
       const input = num(update['usedTokens']) ?? num(update['used']) ?? num(update['inputTokens']);
       const output = num(update['outputTokens']);
-      state.usage = { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) };
+      // Usage of a model cycle with no prompt in flight is reported, never charged to the next run.
+      if (run !== null) state.usage = { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) };
       return [mapped('x.acp.usage.updated', context, compact({ 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': output }), { run })];
     }
     default:
@@ -107,11 +127,13 @@ function toolOutcome(update: AgentUpdate, state: TurnMappingState, context: Mapp
   const known = state.tools.get(id);
   if (known?.settled) return [];
   const name = known?.name ?? str(update['title']) ?? 'tool';
+  // The settlement belongs to the run that requested the call, even when it arrives in a later run.
+  const run = known?.run !== undefined ? known.run : state.run;
   if (known) known.settled = true;
-  else state.tools.set(id, { name, input: undefined, settled: true });
+  else state.tools.set(id, { name, input: undefined, settled: true, run });
   const causeHint = { type: 'tool.requested', key: id };
   if (update['status'] === 'failed') {
-    return [mapped('tool.failed', context, { tool: { name, call_id: id }, error: { type: 'tool_error' } }, { subject: id, run: state.run, key: id, causeHint })];
+    return [mapped('tool.failed', context, { tool: { name, call_id: id }, error: { type: 'tool_error' } }, { subject: id, run, key: id, causeHint })];
   }
   const gate = gateFor('tool.completed', context);
   const output = update['rawOutput'];
@@ -120,7 +142,7 @@ function toolOutcome(update: AgentUpdate, state: TurnMappingState, context: Mapp
       'tool.completed',
       context,
       compact({ tool: { name, call_id: id }, result_digest: output === undefined ? undefined : gate.digest(output), result: gate.full(output) }),
-      { subject: id, run: state.run, key: id, causeHint },
+      { subject: id, run, key: id, causeHint },
     ),
   ];
 }

@@ -187,10 +187,11 @@ export class AgentsHost {
       holdMs: () => this.deps.settings.get('permissions.holdMs'),
       turnSilenceMs: this.deps.turnSilenceMs,
       schedule: this.deps.schedule,
+      resumable: opened.resumable,
       onState: (state, reason) => {
         const final = state === 'ended' && !this.closing ? 'ended' : state;
         this.deps.repo.setState(agent, id, final, this.deps.clock(), reason ?? null);
-        if (state === 'ended') this.live.delete(id);
+        if (state === 'ended' || state === 'resumable') this.live.delete(id);
       },
     });
     this.live.set(id, session);

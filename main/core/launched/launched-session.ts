@@ -5,17 +5,20 @@
  */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { AgentId, LaunchedState } from '../../../common/agents';
-import { inputDroppedType, inputQueuedType, inputSentType } from '../../../common/agents';
+import { inputDroppedType, inputQueuedType, inputSentType, sessionStateType } from '../../../common/agents';
 import { applyCeiling } from '../aep/apply-ceiling';
 import { gateFor } from '../vendors/capture-gate';
 import { mapped } from '../vendors/event-builders';
 import { compact } from '../vendors/payload-fields';
 import type { MappedEvent, MappingContext } from '../vendors/types';
 import type { Logger } from '../logger';
-import { mapUpdate, newTurnMappingState, permissionRequested, runEnded, runFailed, runStarted } from './acp-mapping';
+import { idleOutput, mapUpdate, newTurnMappingState, permissionRequested, runEnded, runFailed, runStarted } from './acp-mapping';
 import type { AgentEmitter } from './agent-emitter';
 import type { AgentDriver, AgentExit, AgentUpdate, PermissionAsk, PermissionOutcome, TurnEnd } from './driver';
 import { TurnController, type TurnInput } from './turn-controller';
+
+/** Quiet time after which text that arrived with no prompt in flight is reported. */
+const IDLE_FLUSH_MS = 500;
 
 /** Open permission request: the request event id → how to answer the agent. */
 interface OpenPermission {
@@ -66,6 +69,8 @@ export interface LaunchedSessionDeps {
   readonly schedule: (ms: number, fire: () => void) => () => void;
   /** Persists a state change (launched_sessions). */
   readonly onState: (state: LaunchedState, reason?: string) => void;
+  /** The agent advertised it can load this session again (ACP loadSession, Codex thread resume). */
+  readonly resumable?: boolean;
 }
 
 /** A launched session. */
@@ -73,8 +78,12 @@ export class LaunchedSession {
   readonly controller: TurnController;
   private readonly turn = newTurnMappingState();
   private readonly permissions = new Map<string, OpenPermission>();
-  /** Tool calls of the open run requested and not yet settled: call id → tool name. */
-  private readonly openTools = new Map<string, string>();
+  /**
+   * Tool calls requested and not yet settled: call id → tool name and the run that requested it.
+   * A run ending (or handing its turn to a steer) leaves them open: background work keeps reporting.
+   */
+  private readonly openTools = new Map<string, { name: string; run: string | null }>();
+  private cancelIdleFlush: () => void = () => undefined;
   private chain: Promise<void> = Promise.resolve();
   private cancelCause: string | null = null;
   private turnStartedAtMs = 0;
@@ -84,6 +93,13 @@ export class LaunchedSession {
   private readonly startedAtMs: number;
   state: LaunchedState = 'idle';
   endReason: string | null = null;
+  /** How the last turn ended (`cancelled` when the agent settled it cancelled). */
+  lastEnd: 'finished' | 'cancelled' | 'failed' | null = null;
+  /** Facts added to the pushed session state (mid-turn steering installs its capability and steer state). */
+  stateFacts: (() => Readonly<Record<string, unknown>>) | null = null;
+  /** Hears every coarse state change (after it is recorded). */
+  onStateChange: ((state: LaunchedState) => void) | null = null;
+  private publishedState = '';
 
   constructor(private readonly deps: LaunchedSessionDeps) {
     this.startedAtMs = deps.clock();
@@ -114,26 +130,43 @@ export class LaunchedSession {
   }
 
   get ended(): boolean {
-    return this.state === 'ended';
+    return this.state === 'ended' || this.state === 'resumable';
   }
 
   /** Emits `session.started` (client = the agent as it reported itself). */
   started(agentInfo: Readonly<Record<string, unknown>> | null): Promise<void> {
     const name = typeof agentInfo?.['name'] === 'string' ? (agentInfo['name'] as string) : this.deps.agent;
     const version = typeof agentInfo?.['version'] === 'string' ? (agentInfo['version'] as string) : undefined;
-    return this.emit([{ type: 'session.started', capture: 'metadata', data: { client: { name, ...(version ? { version } : {}) }, trigger: 'launch' } }]);
+    const started = this.emit([{ type: 'session.started', capture: 'metadata', data: { client: { name, ...(version ? { version } : {}) }, trigger: 'launch' } }]);
+    this.publishState();
+    return started;
   }
 
   /** Hands one session/update to the mapping. */
   update(update: AgentUpdate): void {
     if (this.ended) return;
-    const events = mapUpdate(update, this.turn, this.deps.mapping());
+    const context = this.deps.mapping();
+    // Text with no prompt in flight is its own event, once the agent moves on or goes quiet.
+    const before = update.sessionUpdate === 'agent_message_chunk' ? null : idleOutput(this.turn, context);
+    const events = mapUpdate(update, this.turn, context);
     for (const e of events) {
-      if (e.subject === undefined || e.run !== this.turn.run) continue;
-      if (e.type === 'tool.requested') this.openTools.set(e.subject, this.turn.tools.get(e.subject)?.name ?? 'tool');
+      if (e.subject === undefined) continue;
+      if (e.type === 'tool.requested') this.openTools.set(e.subject, { name: this.turn.tools.get(e.subject)?.name ?? 'tool', run: e.run ?? null });
       else if (e.type === 'tool.completed' || e.type === 'tool.failed' || e.type === 'tool.denied') this.openTools.delete(e.subject);
     }
-    if (events.length > 0) void this.emitMapped(events);
+    const all = before ? [before, ...events] : events;
+    if (all.length > 0) void this.emitMapped(all);
+    if (this.turn.idleText !== '') {
+      this.cancelIdleFlush();
+      this.cancelIdleFlush = this.deps.schedule(IDLE_FLUSH_MS, () => this.flushIdle());
+    }
+  }
+
+  /** Emits the text that arrived with no prompt in flight, if any. */
+  private flushIdle(): void {
+    this.cancelIdleFlush();
+    const event = idleOutput(this.turn, this.deps.mapping());
+    if (event) void this.emitMapped([event]);
   }
 
   /** A permission request from the agent: an answerable attention card until answered, timed out, or cancelled. */
@@ -201,11 +234,36 @@ export class LaunchedSession {
     return true;
   }
 
-  /** The agent process went away: the open run fails, queued inputs drop, the session ends with the reason. */
+  /**
+   * The agent process went away (the connection is lost): the open run and a steer in flight fail,
+   * queued inputs drop; the session becomes resumable (promptable again through session/load) when
+   * the agent advertised it can load it, else it ends, with the reason.
+   */
   exited(exit: AgentExit): void {
     if (this.ended) return;
     // Even a clean exit fails a turn it left running: nobody cancelled it, the agent went away.
-    this.finish(exit.code === 0 && exit.signal === null ? 'normal' : 'error', exit.reason, undefined, true);
+    this.finish(exit.code === 0 && exit.signal === null ? 'normal' : 'error', exit.reason, undefined, true, this.deps.resumable === true ? 'resumable' : 'ended');
+  }
+
+  /**
+   * Pushes `x.{agent}.session.state` (the coarse state, the end reason, and what steering adds:
+   * supports_steering and the steer state) when it differs from the last one pushed.
+   */
+  publishState(): void {
+    const data = { state: this.state, ...(this.endReason !== null && (this.state === 'ended' || this.state === 'resumable') ? { reason: this.endReason } : {}), ...(this.stateFacts?.() ?? {}) };
+    const key = JSON.stringify(data);
+    if (key === this.publishedState) return;
+    this.publishedState = key;
+    void this.emit([{ type: sessionStateType(this.deps.agent), capture: 'metadata', data }]);
+  }
+
+  /** Records a coarse state change, pushes it, tells the observer. */
+  private setState(state: LaunchedState, reason?: string): void {
+    this.state = state;
+    this.deps.onState(state, reason);
+    // The observer steps what depends on it first, so one pushed state says both.
+    this.onStateChange?.(state);
+    this.publishState();
   }
 
   /** A message arrived from the agent. */
@@ -253,24 +311,26 @@ export class LaunchedSession {
    * unsettled tool calls failed (each caused by its request), the run itself (cancelled when the
    * session was ended on purpose, failed when the agent went away), then `session.ended`.
    */
-  private finish(reason: 'normal' | 'killed' | 'error', detail: string, cause?: string, agentGone = false): void {
-    this.state = 'ended';
+  private finish(reason: 'normal' | 'killed' | 'error', detail: string, cause?: string, agentGone = false, final: 'ended' | 'resumable' = 'ended'): void {
+    this.state = final;
     this.endReason = detail;
     this.cancelWatchdog();
     this.dismissPermissions();
     this.controller.dropAll('session-ended');
+    this.flushIdle();
     const run = this.turn.run;
+    const gone = agentGone || reason === 'error';
+    const context = this.deps.mapping();
+    // Every tool call still open fails, each in the run that requested it (background work too).
+    const why = gone ? 'agent-exited' : 'session-ended';
+    const tools = [...this.openTools].flatMap(([callId, open]) => (open.run === null ? [] : [toolAbandoned({ callId, name: open.name }, open.run, why, detail, context)]));
+    for (const [callId] of this.openTools) {
+      const known = this.turn.tools.get(callId);
+      if (known) known.settled = true;
+    }
+    this.openTools.clear();
+    if (tools.length > 0) void this.emitMapped(tools);
     if (run !== null) {
-      const gone = agentGone || reason === 'error';
-      const context = this.deps.mapping();
-      const why = gone ? 'agent-exited' : 'session-ended';
-      const tools = [...this.openTools].map(([callId, name]) => toolAbandoned({ callId, name }, run, why, detail, context));
-      for (const [callId] of this.openTools) {
-        const known = this.turn.tools.get(callId);
-        if (known) known.settled = true;
-      }
-      this.openTools.clear();
-      if (tools.length > 0) void this.emitMapped(tools);
       if (gone) {
         const failed = runFailed('agent-exited', detail, this.turn, context);
         if (failed) void this.emitMapped([failed]);
@@ -280,9 +340,11 @@ export class LaunchedSession {
         void this.emitMapped([{ ...runEnded({ stopReason: 'cancelled', raw: {} }, this.turn, context, by), ...(cause ? { cause } : {}) }]);
       }
     }
+    this.onStateChange?.(final);
+    this.publishState();
     void this.emit([{ type: 'session.ended', capture: 'metadata', data: { reason, runs: this.runs, duration_ms: Math.max(0, this.deps.clock() - this.startedAtMs) }, ...(cause ? { cause } : {}) }]);
     this.deps.emitter.release(this.session);
-    this.deps.onState('ended', detail);
+    this.deps.onState(final, detail);
   }
 
   private dismissPermissions(): void {
@@ -296,15 +358,14 @@ export class LaunchedSession {
 
   private async startTurn(input: TurnInput): Promise<void> {
     if (this.ended) return;
+    this.flushIdle();
     const run = this.deps.newId();
     this.turn.run = run;
-    this.openTools.clear();
     this.runs += 1;
     this.turnStartedAtMs = this.deps.clock();
     this.lastActivityMs = this.turnStartedAtMs;
     this.watch(run);
-    this.state = 'generating';
-    this.deps.onState('generating');
+    this.setState('generating');
     const prompt = [{ type: 'text', text: input.text }];
     const started = { ...runStarted(run, prompt, input.text, this.deps.mapping(), 'user'), cause: input.id };
     void this.emitMapped([started]);
@@ -318,11 +379,13 @@ export class LaunchedSession {
       if (this.ended || gone) return;
       const failed = runFailed('prompt-failed', (error as Error)?.message, this.turn, this.deps.mapping());
       if (failed) void this.emitMapped([failed]);
+      this.lastEnd = 'failed';
       this.idle();
       return;
     }
     if (this.ended || this.turn.run !== run) return;
     const cause = end.stopReason === 'cancelled' ? this.cancelCause : null;
+    this.lastEnd = end.stopReason === 'cancelled' ? 'cancelled' : 'finished';
     this.cancelCause = null;
     const context = this.deps.mapping();
     const terminal = runEnded(end, this.turn, context, cause !== null ? 'control' : 'user');
@@ -341,8 +404,7 @@ export class LaunchedSession {
   private idle(): void {
     this.cancelWatchdog();
     if (this.ended) return;
-    this.state = 'idle';
-    this.deps.onState('idle');
+    this.setState('idle');
   }
 
   private emitMapped(events: readonly (MappedEvent & { cause?: string })[]): Promise<void> {

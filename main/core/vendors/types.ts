@@ -223,10 +223,13 @@ export interface VendorAdapter {
   parse(payload: unknown): Result<HookCall, HookParseErrorCode>;
   /** Maps one hook call to envelope-less AEP events (Annex A) and the session's next state. */
   map(call: HookCall, state: MappingState, context: MappingContext): MappingOutcome;
-  /** True when this call's reply may carry steering: a delivery moment, never held, main agent only. */
-  acceptsSteering(call: HookCall): boolean;
+  /**
+   * True when this call's reply may carry steering: a delivery moment, never held, main agent only.
+   * `loopOn` is whether the session's permission loop is on (a gated moment is held only then).
+   */
+  acceptsSteering(call: HookCall, loopOn?: boolean): boolean;
   /** True when this call's reply is a held decision (permission, form): never mix steering into it. */
-  isHeld(call: HookCall): boolean;
+  isHeld(call: HookCall, loopOn?: boolean): boolean;
   /** The moments `isHeld` answers true for (the installed hook shim's long-deadline table is generated from it). */
   readonly heldMoments: readonly string[];
   /**
@@ -239,7 +242,7 @@ export interface VendorAdapter {
   /** The reply that says nothing (the vendor proceeds, or shows its own dialog on a held moment). */
   emptyReply(): HookReply;
   /** The reply carrying steering text for a delivery moment; the caller keeps it within the cap. */
-  steeringReply(call: HookCall, text: string): Result<HookReply, ReplyErrorCode>;
+  steeringReply(call: HookCall, text: string, loopOn?: boolean): Result<HookReply, ReplyErrorCode>;
   /** The decision reply for an answerable held moment, or why the answer cannot be applied. */
   permissionReply(
     call: HookCall,

@@ -47,6 +47,9 @@ export interface ConsoleStoreOptions {
 }
 
 /** The console store. */
+/** A launched session's pushed state. */
+const SESSION_STATE = /^x\.[a-z0-9-]+\.session\.state$/;
+
 export class ConsoleStore extends ApiStore {
   readonly socket: AepSocket;
   /** A second consumer connection carrying only the envelope-only tool-call count. */
@@ -202,6 +205,7 @@ export class ConsoleStore extends ApiStore {
     // Counts and "last hook" live in /api: refresh them soon after activity, not per event.
     this.refreshSoon();
     if (isFleetType(event.type)) this.ingestFleet(session, event);
+    if (SESSION_STATE.test(event.type)) this.applySessionState(event);
     this.details.admit(session, event);
   }
 

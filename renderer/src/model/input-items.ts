@@ -1,6 +1,6 @@
 /**
  * A launched session's messages (`x.{agent}.control.send_input`) with the state the stream
- * settled: Steered, Queued (covers deferred), Sent as next prompt, Errored — not re-sent, Dropped
+ * settled: Steered, Queued, Sent as next prompt (also a deferred steer: it reads like a queued message arriving), Errored — not re-sent, Dropped
  * (reason). Only stream events decide (the ack, `input.queued`, `input.sent`, `input.settled`,
  * `input.dropped`, all cause-linked to the command); this window's own record only says whether
  * the command left it at all. A steer the agent showed it took in (`input.received`, Codex's
@@ -40,7 +40,8 @@ export interface InputItem {
 
 const OUTCOME: Record<string, { phase: InputPhase; label: (reason: string | null) => string; tone: InputItem['tone'] }> = {
   steered: { phase: 'steered', label: () => 'Steered', tone: 'ok' },
-  deferred: { phase: 'queued', label: () => 'Queued (the agent runs it next)', tone: 'pending' },
+  // The agent ran it as its own next turn: it reads exactly like a queued message arriving.
+  deferred: { phase: 'prompted', label: () => 'Sent as next prompt', tone: 'accent' },
   degraded: { phase: 'prompted', label: () => 'Sent as next prompt', tone: 'accent' },
   prompted: { phase: 'prompted', label: () => 'Sent as next prompt', tone: 'accent' },
   errored: { phase: 'errored', label: () => 'Errored — not re-sent', tone: 'bad' },

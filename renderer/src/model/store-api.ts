@@ -1,10 +1,12 @@
 /**
  * What the console knows from /api: sessions, vendor profiles, daemon status, the kill switch and
  * the few settings the views explain (capture level, permission hold). Polled, and refreshed soon
- * after stream activity (debounced, never per event).
+ * after stream activity (debounced, never per event); launched sessions' state is pushed on the
+ * stream (`applySessionState`), never polled.
  */
-import type { MidTurnSteeringState } from '../../../common/agent-inputs';
-import type { LaunchedSessionInfo } from '../../../common/agents';
+import type { AepEvent } from '../../../common/aep/envelope';
+import type { MidTurnSteeringState, SteerMechanism, SteerMode } from '../../../common/agent-inputs';
+import type { LaunchedSessionInfo, LaunchedState } from '../../../common/agents';
 import type { StatusInfo } from '../../../common/api';
 import type { SessionSummary } from '../../../common/sessions';
 import type { Settings } from '../../../common/settings';
@@ -56,7 +58,8 @@ export class ApiStore extends StoreNotifier {
       void this.refreshStatus();
       void this.refreshSessions();
       void this.refreshSettings();
-      void this.refreshLaunched();
+      // Launched sessions' state and steer support arrive pushed (`x.{agent}.session.state`).
+      void this.refreshMidTurn();
       tick();
     }, POLL_MS);
   }
@@ -103,8 +106,45 @@ export class ApiStore extends StoreNotifier {
       this.activityTimer = null;
       void this.refreshSessions();
       void this.refreshStatus();
-      void this.refreshLaunched();
     }, 1_000);
+  }
+
+  /**
+   * A launched session's pushed state (`x.{agent}.session.state`): its coarse state, end reason
+   * and steer support replace what the list holds; a session not listed yet loads the list.
+   */
+  applySessionState(event: AepEvent): void {
+    const known = event.session ? this.launched.get(event.session) : undefined;
+    if (!known) {
+      void this.refreshLaunched();
+      return;
+    }
+    const d = (event.data ?? {}) as Record<string, unknown>;
+    const state = typeof d['state'] === 'string' ? (d['state'] as LaunchedState) : known.state;
+    const steer =
+      typeof d['supports_steering'] === 'boolean' && typeof d['mode'] === 'string'
+        ? {
+            supports_steering: d['supports_steering'] as boolean,
+            mode: d['mode'] as SteerMode,
+            badge: typeof d['badge'] === 'string' ? (d['badge'] as string) : (known.steer?.badge ?? ''),
+            reason: typeof d['support_reason'] === 'string' ? (d['support_reason'] as string) : '',
+            mechanism: (typeof d['mechanism'] === 'string' ? d['mechanism'] : 'none') as SteerMechanism,
+          }
+        : known.steer;
+    const endReason = typeof d['reason'] === 'string' ? (d['reason'] as string) : known.endReason;
+    const next = new Map(this.launched);
+    next.set(known.session, { ...known, state, endReason, ...(steer ? { steer } : {}) });
+    this.launched = next;
+    this.touch('sessions');
+  }
+
+  /** Reloads the mid-turn toggle alone. */
+  async refreshMidTurn(): Promise<void> {
+    const midTurn = await this.api('GET /api/mid-turn-steering', undefined);
+    if (midTurn.ok) {
+      this.midTurn = midTurn.value;
+      this.touch('sessions');
+    }
   }
 
   /** Reloads the launched sessions and the mid-turn toggle (absent on a daemon without the host). */

@@ -313,6 +313,11 @@ export class TimelineBuilder {
       this.push(row(e, 'session', 'session', title, oneLine(detail)));
       return;
     }
+    if (/^x\.[a-z0-9-]+\.session\.state$/.test(t)) {
+      // A launched session's pushed state shows in its badges; only a lost connection is history.
+      if (dataString(e, 'state') === 'resumable') this.push(row(e, 'session', 'session', 'Agent connection lost · resumable', oneLine(dataString(e, 'reason') ?? '')));
+      return;
+    }
     this.push(row(e, 'other', 'other', t, oneLine(e.data && Object.keys(e.data).length ? e.data : '')));
   }
 }

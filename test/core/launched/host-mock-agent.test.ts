@@ -137,10 +137,10 @@ describe('launching and driving a mock ACP agent', () => {
     expect(await c.waitEvent(terminal(session), 'run end')).toMatchObject({ type: 'run.cancelled' });
   });
 
-  it('an agent dying mid-turn fails the run and ends the session with the reason', async () => {
+  it('an agent dying mid-turn fails the run and ends the session with the reason (no loadSession: it cannot be resumed)', async () => {
     d = await startAgentsDaemon();
     c = await Consumer.connect(d.url, d.daemon.tokens.operator);
-    const { session } = await launch(['--mode=crash'], 'crash please');
+    const { session } = await launch(['--mode=crash', '--no-load'], 'crash please');
     const failed = await c.waitEvent(terminal(session), 'run end');
     expect(failed).toMatchObject({ type: 'run.failed', data: { reason: 'agent-exited' } });
     expect(await c.waitEvent((e) => e.session === session && e.type === 'session.ended', 'ended')).toMatchObject({ data: { reason: 'error' } });

@@ -37,8 +37,16 @@ for (const vendor of ['codex', 'qwen-code', 'vscode', 'hermes'] as const) {
     const adapter = VENDOR_ADAPTERS[vendor];
     it.each(casesOf(vendor))('maps %s exactly as pinned', (_name, fixtureCase) => {
       const call = mustParse(adapter, fixtureCase.input);
-      const outcome = adapter.map(call, INITIAL_MAPPING_STATE, testContext());
+      // The pinned mapping is the observing one; VS Code's and Hermes's tool gates are opt-in.
+      const gated = vendor === 'vscode' || vendor === 'hermes';
+      const outcome = adapter.map(call, INITIAL_MAPPING_STATE, testContext(gated ? { permissionLoop: false } : {}));
       expect(outcome.events.map(pinned)).toEqual(expectedEvents(fixtureCase.expected));
+      if (gated && adapter.isHeld(call, true)) {
+        // With the gate on, the same moment adds exactly one answerable permission card.
+        const held = adapter.map(call, INITIAL_MAPPING_STATE, testContext({ permissionLoop: true }));
+        expect(held.events.map(pinned).slice(0, outcome.events.length)).toEqual(expectedEvents(fixtureCase.expected));
+        expect(held.events.slice(outcome.events.length)).toMatchObject([{ type: 'attention.requested', data: { kind: 'permission', respond_via: ['control'] } }]);
+      }
     });
   });
 }

@@ -110,9 +110,9 @@ describe.each([['claude-code'], ['codex'], ['qwen-code']] as const)(
   },
 );
 
-describe('vendors without an answerable permission moment', () => {
+describe('moments that are not answerable', () => {
   it.each([
-    ['vscode', 'PreToolUse'],
+    ['vscode', 'Stop'],
     ['hermes', 'pre_approval_request'],
   ] as const)('%s refuses to decide %s', (vendor, moment) => {
     const adapter = VENDOR_ADAPTERS[vendor];

@@ -55,7 +55,7 @@ describe('steering replies', () => {
     ['qwen-code', 'PreToolUse'],
     ['hermes', 'pre_tool_call'],
     ['claude-code', 'Stop'],
-    ['vscode', 'UserPromptSubmit'],
+    ['vscode', 'PreCompact'],
   ] as const)('%s %s is not a delivery moment', (vendor, moment) => {
     const target = call(vendor, { hook_event_name: moment, tool_name: 'x', tool_input: {} });
     expect(VENDOR_ADAPTERS[vendor].acceptsSteering(target)).toBe(false);

@@ -48,11 +48,18 @@ describe('delivery moments are the moments each runtime was seen to read', () =>
     expect(VENDOR_ADAPTERS.hermes.profile.deliveryMoments).toEqual(['pre_llm_call']);
   });
 
-  it('never lists a held moment as a delivery moment', () => {
+  it('never lists a held moment as a delivery moment, but a gated one held only while the permission loop is on', () => {
     for (const vendor of VENDORS) {
-      const { deliveryMoments, permissionMoments } = VENDOR_ADAPTERS[vendor].profile;
-      expect(deliveryMoments.filter((moment) => permissionMoments.includes(moment))).toEqual([]);
+      const adapter = VENDOR_ADAPTERS[vendor];
+      const { deliveryMoments, permissionMoments } = adapter.profile;
+      for (const moment of deliveryMoments.filter((m) => permissionMoments.includes(m))) {
+        const call = { vendor, moment, session: 's1', raw: {}, payload: {} } as never;
+        expect(adapter.isHeld(call, true), `${vendor} ${moment}`).toBe(true);
+        expect(adapter.acceptsSteering(call, true), `${vendor} ${moment}`).toBe(false);
+        expect(adapter.acceptsSteering(call, false), `${vendor} ${moment}`).toBe(true);
+      }
     }
+    expect(VENDOR_ADAPTERS.vscode.profile.deliveryMoments).toEqual(['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'PreToolUse', 'PostToolUse']);
   });
 });
 
@@ -76,14 +83,14 @@ describe('caps, session ends and permission moments', () => {
     expect(VENDOR_ADAPTERS.vscode.profile.sessionEndMoment).toBeNull();
   });
 
-  it('offers answerable permission moments for Claude Code, Codex and Qwen Code only', () => {
+  it('offers answerable permission moments: the PermissionRequest family, VS Code’s gated PreToolUse, Hermes’s gated pre_tool_call', () => {
     expect(VENDOR_ADAPTERS['claude-code'].profile.permissionMoments).toEqual([
       'PermissionRequest',
       'Elicitation',
     ]);
     expect(VENDOR_ADAPTERS.codex.profile.permissionMoments).toEqual(['PermissionRequest']);
     expect(VENDOR_ADAPTERS['qwen-code'].profile.permissionMoments).toEqual(['PermissionRequest']);
-    expect(VENDOR_ADAPTERS.vscode.profile.permissionMoments).toEqual([]);
-    expect(VENDOR_ADAPTERS.hermes.profile.permissionMoments).toEqual([]);
+    expect(VENDOR_ADAPTERS.vscode.profile.permissionMoments).toEqual(['PreToolUse']);
+    expect(VENDOR_ADAPTERS.hermes.profile.permissionMoments).toEqual(['pre_tool_call']);
   });
 });

@@ -27,7 +27,7 @@ import type { AuditSink, EventDraft } from '../../steering/steering-types';
 import type { LaunchedSession } from '../launched-session';
 import type { TurnDecision, TurnInput } from '../turn-controller';
 import { admit, type Admission } from './admission';
-import type { SessionSteerState } from '../../../../common/input-lifecycle';
+import { stepSession, type SessionSteerEvent, type SessionSteerState } from '../../../../common/input-lifecycle';
 import type { SteeringDriver } from './steer-driver';
 import { deriveSupport } from './supports';
 
@@ -58,7 +58,18 @@ export interface SteerSessionDeps {
   readonly pauses: QueuePausesRepo;
   /** The capture gate of an event type under the policy in force now. */
   readonly gate: (type: string) => Gate;
+  /** Subscribes to changes of the toggles in force (kill switch included); returns the unsubscribe. */
+  readonly onToggle?: (listener: () => void) => () => void;
 }
+
+/** The steer lifecycle event a settled steer's outcome is. */
+const VERDICT_EVENT: Partial<Record<InputOutcome, SessionSteerEvent>> = {
+  steered: 'fold',
+  deferred: 'defer',
+  errored: 'error',
+  failed: 'connection-lost',
+  cancelled: 'cancel',
+};
 
 const SURFACES = new Set<string>([
   'console',
@@ -74,10 +85,17 @@ const SURFACES = new Set<string>([
 export class SteerSession {
   private readonly admissions = new Map<string, Admission>();
   private readonly steering = new Map<string, TurnInput>();
-  private inFlight: string | null = null;
+  /** The per-session steer machine (lifecycle.ts `SESSION_STEER`): every change is a validated step. */
+  private machine: SessionSteerState = 'none';
+  /** The run carrying a folded or deferred steer: its end settles the steer. */
+  private successorRun: string | null = null;
+  private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: SteerSessionDeps) {
     const { controller } = deps.session;
+    deps.session.stateFacts = () => this.stateFacts();
+    deps.session.onStateChange = () => this.sessionChanged();
+    this.unsubscribe = deps.onToggle?.(() => this.refresh()) ?? (() => undefined);
     controller.setPolicy({
       decide: (input, snapshot) => this.decide(input, snapshot.generating, snapshot.queued),
     });
@@ -96,13 +114,60 @@ export class SteerSession {
     deps.driver.hooks = { adopt: (commandId) => this.adopt(commandId) };
   }
 
-  /** The per-session steer state of the design (only what admission needs is tracked). */
+  /** The per-session steer state of the design, as the machine holds it. */
   get steerState(): SessionSteerState {
-    return this.inFlight !== null
-      ? 'sent'
-      : this.deps.session.controller.generating
-        ? 'offered'
-        : 'none';
+    return this.machine;
+  }
+
+  /**
+   * One step of the steer machine; an illegal step is refused (the state stays) and audited.
+   * Every accepted change is pushed on the stream (`x.{agent}.session.state`).
+   */
+  step(event: SessionSteerEvent): boolean {
+    const next = stepSession(this.machine, event);
+    if (!next.ok) {
+      this.row('input.steer.illegal', '', 'rejected', { state: this.machine, event });
+      return false;
+    }
+    this.machine = next.value;
+    if (this.machine === 'none') this.successorRun = null;
+    this.deps.session.publishState();
+    return true;
+  }
+
+  /** Offers or retracts the steer as capability, toggles and the running turn say now; pushes the state. */
+  refresh(): void {
+    const { session } = this.deps;
+    const offer = !session.ended && session.state === 'generating' && this.support().supports_steering;
+    if (offer && this.machine === 'none') this.step('offer');
+    else if (!offer && this.machine === 'offered') this.step('retract');
+    else session.publishState();
+  }
+
+  /** Stops listening (the session ended). */
+  close(): void {
+    this.unsubscribe();
+  }
+
+  /** What the pushed session state adds: capability and the steer state. */
+  private stateFacts(): Record<string, unknown> {
+    const s = this.support();
+    return { supports_steering: s.supports_steering, mode: s.mode, mechanism: s.mechanism, badge: s.badge, support_reason: s.reason, steer: this.machine };
+  }
+
+  /** The coarse state changed: the connection lost, a successor run ended, or a turn started or ended. */
+  private sessionChanged(): void {
+    const { session } = this.deps;
+    if (session.ended) {
+      if (this.machine !== 'none') this.step('connection-lost');
+      this.close();
+      return;
+    }
+    const successorEnded = this.successorRun !== null && session.currentRun !== this.successorRun;
+    if ((this.machine === 'folded' || this.machine === 'deferred') && successorEnded) {
+      this.step(session.lastEnd === 'cancelled' ? 'cancel' : 'successor-settled');
+    }
+    this.refresh();
   }
 
   /** supports_steering and the badge, derived now. */
@@ -129,7 +194,8 @@ export class SteerSession {
       midTurnOn: this.deps.midTurnOn(),
       turn: generating ? (phase === 'idle' ? 'admitted' : phase) : 'idle',
       queuedAhead: queued,
-      steer: this.steerState,
+      // A steer whose successor turn still runs (folded, deferred) is outstanding like a sent one.
+      steer: this.machine === 'folded' || this.machine === 'deferred' ? 'sent' : this.machine,
     });
     this.admissions.set(input.id, admission);
     return admission.action === 'prompt'
@@ -245,8 +311,9 @@ export class SteerSession {
 
   private dispatched(input: TurnInput): void {
     if (this.steering.has(input.id)) {
-      // A deferred steer starting its own turn: its outcome was already recorded.
+      // A deferred steer starting its own turn: its outcome was already recorded; this run carries it.
       this.steering.delete(input.id);
+      this.successorRun = this.deps.session.currentRun;
       return;
     }
     const run = this.deps.session.currentRun;
@@ -285,7 +352,8 @@ export class SteerSession {
   private async steer(input: TurnInput): Promise<void> {
     const { driver, repo, session } = this.deps;
     const mechanism = driver.capability.mechanism;
-    this.inFlight = input.id;
+    if (this.machine === 'none') this.step('offer');
+    this.step('submit');
     this.steering.set(input.id, input);
     // Recorded `sent` before the write (a crash in between reads `interrupted`, never `dropped`);
     // the audit row follows once the write reached the agent's pipe.
@@ -298,7 +366,11 @@ export class SteerSession {
     const answer = driver.steer(input.id, input.text);
     later(() => this.row('input.steer.sent', input.id, 'ok', { mechanism }));
     const verdict = await answer;
-    if (this.inFlight === input.id) this.inFlight = null;
+    if (this.machine === 'sent') {
+      const event = verdict.requeue ? 'degrade' : (VERDICT_EVENT[verdict.outcome] ?? 'degrade');
+      if (event === 'fold') this.successorRun = session.currentRun;
+      this.step(event);
+    }
     if (verdict.outcome !== 'deferred' || verdict.requeue) this.steering.delete(input.id);
     if (verdict.requeue) {
       // Provably never taken as a steer: the next ordinary prompt, in submission order.

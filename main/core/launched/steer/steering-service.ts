@@ -89,6 +89,7 @@ export class SteeringService {
         source: `urn:aep-companion:launched:${session.agent}`,
         pauses: this.pauses,
         gate: (type) => gateFor(type, this.deps.mapping()),
+        onToggle: (listener) => this.toggle.onChange(() => listener()),
       }),
     );
   }

@@ -20,7 +20,7 @@ export interface SupportInput {
 }
 
 export const BADGE = {
-  'mid-turn': 'mid-turn at the next tool boundary',
+  'mid-turn': 'delivered now',
   'next-turn': 'next turn',
   'queue-only': 'queue only',
 } as const;

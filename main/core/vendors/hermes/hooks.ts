@@ -13,6 +13,7 @@ import { defineAdapter } from '../define-adapter';
 import {
   extensionEvent,
   mapped,
+  permissionCard,
   runStarted,
   toolCompleted,
   toolDenied,
@@ -23,6 +24,7 @@ import { snakeCase } from '../fallback';
 import { clarifyChoices, gateField, type FormField } from '../forms';
 import { compact, int, isObject, nonEmpty, obj, str, type JsonObject } from '../payload-fields';
 import { closeRun, endSession, openRun, outcome, withOpenTool, withoutTool } from '../runs';
+import { hermesPreToolCallDecision } from '../tool-gates';
 import type {
   HookCall,
   HookParseErrorCode,
@@ -179,6 +181,9 @@ const preToolCall = (
     events.push(
       mapped('attention.requested', context, data, { subject: tool.callId, run, key: tool.callId }),
     );
+  } else if (context.permissionLoop) {
+    // The gate: with the permission loop on, the held hook waits for the operator's decision.
+    events.push(permissionCard('hermes', tool, context, run));
   }
   return { events, state: withOpenTool(state, tool.callId, tool.name) };
 };
@@ -345,8 +350,13 @@ export const hermes = defineAdapter({
     deliveryMoments: ['pre_llm_call'],
     contextCap: null,
     sessionEndMoment: 'on_session_finalize',
-    permissionMoments: [],
+    // The opt-in gate: a gated pre_tool_call's reply carries the deny decision, never steering.
+    permissionMoments: ['pre_tool_call'],
   },
+  gatedMoments: ['pre_tool_call'],
+  // The clarify tool asks the user through the vendor's own dialog (its form card is answered there).
+  holds: (call) => call.tool?.name !== CLARIFY_TOOL,
+  permissionReply: hermesPreToolCallDecision,
   parse,
   map,
   steeringBody: (_call, text) => ({ context: text }),

@@ -3,12 +3,17 @@
  * hook contract on an 8-event Preview surface. `session_id` is optional (missing → the `unknown`
  * lane); runs are synthesized per UserPromptSubmit. Deviation: PreCompact is the only compaction
  * moment, so it carries `session.compacted`. No session end, no tool or run failure moments exist.
+ * Steering rides additionalContext on the five moments the pinned source types and consumes
+ * (SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PostToolUse; SubagentStart's reaches
+ * the subagent it starts). The opt-in permission gate holds PreToolUse while the session's
+ * permission loop is on: its card is answerable and its reply carries the decision, never steering.
  */
 import { VENDOR_NAMES } from '../../../../common/vendors';
 import { additionalContextReply, parseFamilyPayload } from '../claude-family';
 import { defineAdapter } from '../define-adapter';
 import {
   extensionEvent,
+  permissionCard,
   runStarted,
   sessionCompacted,
   sessionStarted,
@@ -19,6 +24,7 @@ import {
 import { fallbackType } from '../fallback';
 import { str } from '../payload-fields';
 import { closeRun, openRun, outcome, withOpenTool, withoutTool } from '../runs';
+import { vscodePreToolUseDecision } from '../tool-gates';
 import type { HookCall, MappingContext, MappingOutcome, MappingState } from '../types';
 
 const map = (call: HookCall, state: MappingState, context: MappingContext): MappingOutcome => {
@@ -42,6 +48,8 @@ const map = (call: HookCall, state: MappingState, context: MappingContext): Mapp
       return outcome(
         withOpenTool(state, tool.callId, tool.name),
         toolRequested(tool, context, run),
+        // The gate: with the permission loop on, the held hook waits for the operator's decision.
+        ...(context.permissionLoop ? [permissionCard('vscode', tool, context, run)] : []),
       );
     case 'PostToolUse':
       if (tool === undefined) break;
@@ -64,13 +72,16 @@ export const vscode = defineAdapter({
   profile: {
     id: 'vscode',
     name: VENDOR_NAMES.vscode,
-    // Both the vendor's source and its docs consume context here; UserPromptSubmit is disputed
-    // (the docs say it uses the common output only), so it is not counted until proven.
-    deliveryMoments: ['SessionStart', 'PreToolUse', 'PostToolUse'],
+    // Typed and consumed in the pinned source (microsoft/vscode 1.129.0, seed 000's row); the
+    // docs' note that UserPromptSubmit uses the common output only is older than that source.
+    deliveryMoments: ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'PreToolUse', 'PostToolUse'],
     contextCap: null,
     sessionEndMoment: null,
-    permissionMoments: [],
+    permissionMoments: ['PreToolUse'],
   },
+  gatedMoments: ['PreToolUse'],
+  parentMoments: ['SubagentStart'],
+  permissionReply: vscodePreToolUseDecision,
   parse: (payload) =>
     parseFamilyPayload('vscode', payload, { sessionOptional: true, camelCaseEnvelope: true }),
   map,

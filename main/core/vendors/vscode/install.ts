@@ -27,11 +27,11 @@ const EVENTS = [
 /** The name of the file we own in VS Code's hook folders. */
 export const VSCODE_HOOK_FILE = 'aep-companion.json';
 
-/** Seconds, on the gated PreToolUse (VS Code's own default). */
-const HELD_TIMEOUT_S = 30;
+/** Seconds, on the gated PreToolUse: room for the daemon's hold (`permissions.holdMs`, 50 s by default). */
+const HELD_TIMEOUT_S = 60;
 
 function entryFor(event: string, want: DesiredHooks, env: InstallerEnv): Record<string, unknown> {
-  // VS Code's default is 30 s; the gated PreToolUse keeps it so a held decision (≤25 s) fits.
+  // VS Code's default is 30 s; the gated PreToolUse (a held permission decision) gets 60 s.
   const timeout = event === 'PreToolUse' && want.permissions ? HELD_TIMEOUT_S : 10;
   const vars = optInVars(want);
   return {

@@ -58,6 +58,12 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
     setError(r.ok ? null : r.error.message);
     void store.refreshLaunched();
   };
+  // A resumable session (its agent advertised loadSession) becomes promptable again through session/load.
+  const resume = async () => {
+    const r = await api('POST /api/launched/resume', { session: info.session });
+    setError(r.ok ? null : r.error.message);
+    void store.refreshLaunched();
+  };
 
   return (
     <form
@@ -102,7 +108,7 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
       </p>
       {info.steer ? (
         <p className="small muted" data-testid="steer-badge" title={info.steer.reason}>
-          Mid-turn steering: {info.steer.badge} ({info.steer.reason})
+          Sent while it works: {info.steer.badge} ({info.steer.reason})
           {info.steer.mode === 'next-turn' ? (
             <>
               {' '}
@@ -119,6 +125,11 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
         {generating ? (
           <button type="button" className="btn btn-danger-soft" onClick={() => setConfirming('stop')} data-testid="cancel-turn">
             Stop turn
+          </button>
+        ) : null}
+        {state === 'resumable' ? (
+          <button type="button" className="btn btn-ghost" onClick={() => void resume()} data-testid="resume-session">
+            Resume session
           </button>
         ) : null}
         {state !== 'ended' && state !== 'resumable' ? (

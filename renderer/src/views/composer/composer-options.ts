@@ -28,7 +28,7 @@ export interface ComposerFacts {
 /** Why nothing can be sent, or null when something can. */
 export function blockedReason(f: ComposerFacts): string | null {
   if (f.state === 'ended') return 'The session has ended; nothing can reach it any more.';
-  if (f.state === 'resumable') return 'The session ended with the daemon; resume it to send again.';
+  if (f.state === 'resumable') return 'The agent is not connected (it went away, or the daemon restarted); Resume session loads it again, then you can send.';
   if (f.state === 'starting') return 'The agent is still starting; wait for the session to be ready.';
   if (!f.routed) return 'The relay holds no route to this session right now (its agent is not connected).';
   return null;
@@ -42,7 +42,7 @@ export function sendOptions(f: ComposerFacts): SendOption[] {
   }
   const options: SendOption[] = [];
   if (f.support?.supports_steering) {
-    options.push({ delivery: 'now', label: 'Send now', says: `Mid-turn: the agent takes it into the running turn (${f.support.badge}). If the turn ends first, it runs as the next prompt.` });
+    options.push({ delivery: 'now', label: 'Send now', says: 'Goes to the agent now. The agent decides whether it joins the running turn or runs next, right after it; either way nothing is lost.' });
   }
   options.push({
     delivery: 'queue',

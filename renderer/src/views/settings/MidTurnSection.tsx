@@ -19,7 +19,7 @@ export function midTurnWords(state: MidTurnSteeringState, steering: boolean | nu
   const inForce = killed
     ? 'Not in force: steering is off (kill switch), so no message reaches a running turn and no instruction is delivered.'
     : state.enabled
-      ? 'In force: Send now puts a message into the running turn of a launched session whose agent negotiated it; others queue for the next turn.'
+      ? 'In force: Send now hands a message to a working launched session at once when its agent negotiated it (the agent decides whether it joins the running turn or runs next); others queue for the next turn.'
       : 'Not in force: a message sent while a session works waits for its next turn (queue only).';
   return { inForce, lock };
 }
@@ -72,7 +72,7 @@ export function MidTurnSection() {
       <div className="setting">
         <div className="setting-text">
           <label className="setting-label" htmlFor="midturn-toggle">
-            Send now into a running turn
+            Send now while a session works
           </label>
           <div id="midturn-help" className="setting-help small muted">
             <span data-testid="midturn-in-force" data-enabled={state.enabled ? 'true' : 'false'}>{inForce}</span>

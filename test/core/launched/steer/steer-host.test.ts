@@ -73,7 +73,7 @@ describe('mid-turn steering against the mock agent', () => {
     const info = await d!.api<Json[]>('GET', '/api/launched');
     expect(info.json.find((s) => s.session === session)?.steer).toMatchObject({
       supports_steering: true,
-      badge: 'mid-turn at the next tool boundary',
+      badge: 'delivered now',
     });
     const id = send('claude-code', session, 'STEER-MARKER');
     expect(await settled('claude-code', id)).toMatchObject({

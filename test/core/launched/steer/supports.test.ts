@@ -12,12 +12,12 @@ const live: SupportInput = {
 };
 
 describe('supports_steering and the badge', () => {
-  it('capable + toggles on + promptable or generating → mid-turn at the next tool boundary', () => {
+  it('capable + toggles on + promptable or generating → delivered now (never a promise to fold)', () => {
     for (const state of ['idle', 'generating'] as const) {
       expect(deriveSupport({ ...live, state })).toEqual({
         supports_steering: true,
         mode: 'mid-turn',
-        badge: 'mid-turn at the next tool boundary',
+        badge: 'delivered now',
         reason: live.basis,
         mechanism: 'concurrent-prompt',
       });

@@ -101,7 +101,7 @@ describe('vscode installer', () => {
     const file = JSON.parse(
       (await textOrNull(join(project, '.github', 'hooks', 'aep-companion.json'))) as string,
     ) as HookFile;
-    expect(file.hooks.PreToolUse[0].timeout).toBe(30);
+    expect(file.hooks.PreToolUse[0].timeout).toBe(60);
     expect(file.hooks.PreToolUse[0].env).toEqual({ AEP_PERMISSIONS: '1' });
     expect(file.hooks.Stop[0].timeout).toBe(10);
   });
