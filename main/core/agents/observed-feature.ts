@@ -17,7 +17,9 @@ import { EpochsRepo } from '../store/epochs-repo';
 import { fileMapRefusal } from '../store/file-map';
 import { IntakeLog } from '../store/intake-log';
 import { openAttentionLookup } from '../store/open-attention';
+import { sqlitePositions } from '../store/transcript-positions';
 import { turnCommitOf } from '../store/turn-commit';
+import { createTranscriptFeed } from '../transcripts/transcript-feed';
 import { acquireAgentPorts } from './agent-ports';
 import type { KillSwitch } from './steering/kill-switch';
 import { PermissionLoop, realScheduler, type Scheduler } from './steering/permission-loop';
@@ -157,7 +159,30 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       redeclare: () => tracker.redeclareAll(),
       sessionEnded: (session) => tracker.ended('cline', session),
     });
-    const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
+    // Transcripts the hooks point to: read after the hook is answered, only under the user's home.
+    const transcripts = ctx.installerHost
+      ? createTranscriptFeed({
+          home: ctx.installerHost.home,
+          vars: ctx.installerHost.vars,
+          enabled: () => ctx.settings.get('features.transcripts'),
+          emitter,
+          context: () => mappingContext(false),
+          audit,
+          logger: createLogger('transcripts'),
+          positions: ctx.db.memory ? undefined : sqlitePositions(ctx.db),
+        })
+      : null;
+    const service = new HookService({
+      tracker,
+      engine,
+      permissions,
+      emitter,
+      adapter: vendorAdapter,
+      mappingContext,
+      audit,
+      logger: log,
+      observed: transcripts === null ? undefined : (vendor, call) => transcripts.observe(vendor, call.session, call.payload['transcript_path']),
+    });
 
     // Plain hook calls are answered once durable and handled in batches (hook-intake.ts); an
     // in-memory database has no file to keep them in, and handles every call at once.
@@ -259,6 +284,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       await intake?.close();
       // Hooks already being handled finish (their events committed) before the emitters close.
       await service.settled();
+      await transcripts?.close();
       await engine.handoversSettled();
       for (const unsubscribe of unsubscribers) unsubscribe();
       for (const e of emitters.values()) e.close();

@@ -50,6 +50,7 @@ const argvOrNull: Check = (v) =>
 const CHECKS: { readonly [K in SettingKey]: Check } = {
   'features.steering': boolean,
   'features.midTurnSteering': boolean,
+  'features.transcripts': boolean,
   'security.tokenlessWatch': boolean,
   'capture.ceiling': oneOf(CAPTURES),
   'capture.attentionCeiling': oneOf(CAPTURES),

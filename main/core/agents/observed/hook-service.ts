@@ -42,6 +42,8 @@ export interface HookServiceDeps {
   readonly mappingContext: (permissionLoop: boolean) => MappingContext;
   readonly audit: AuditSink;
   readonly logger: Logger;
+  /** Told of every handled call after its events are stamped (the transcript tailer reads later). */
+  readonly observed?: (vendor: VendorId, call: HookCall) => void;
 }
 
 /** What `start` leaves a call's handling with. */
@@ -181,6 +183,7 @@ export class HookService {
     // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
     const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
     const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
+    if (!unknownLane) this.deps.observed?.(vendor, call);
     return { emitter, row, loopOn, context, ends, events };
   }
 
