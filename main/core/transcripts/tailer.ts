@@ -9,7 +9,7 @@
  * they are delivered (committed), so a failed delivery is read again.
  */
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, resolve, sep } from 'node:path';
 import type { VendorId } from '../../../common/vendors';
 import type { Logger } from '../logger';
@@ -76,7 +76,7 @@ interface FileState {
   offset: number;
   /** The line at `offset` is the rest of one too long to keep: skip to its end. */
   skipping: boolean;
-  readonly parser: ParserState;
+  parser: ParserState;
 }
 
 interface Lane {
@@ -87,6 +87,13 @@ interface Lane {
 
 const NEWLINE = 0x0a;
 const MAX_PATH_CHARS = 4096;
+
+/** True when the byte before `offset` is a line end. */
+async function endsLine(handle: FileHandle, offset: number): Promise<boolean> {
+  const byte = Buffer.alloc(1);
+  const { bytesRead } = await handle.read(byte, 0, 1, offset - 1);
+  return bytesRead === 1 && byte[0] === NEWLINE;
+}
 
 /** Memory-only positions (the default). */
 export function memoryPositions(): PositionStore {
@@ -201,7 +208,7 @@ export class TranscriptTailer {
       this.refuse(vendor, session, path, 'resolves outside the vendor transcript directories');
       return;
     }
-    let handle;
+    let handle: FileHandle;
     try {
       handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
@@ -216,6 +223,11 @@ export class TranscriptTailer {
         return;
       }
       const state = this.stateOf(vendor, session, real, stat.ino, stat.size);
+      // The offset always follows a line end: anything else there means the file was truncated and written again.
+      if (state.offset > 0 && !state.skipping && !(await endsLine(handle, state.offset))) {
+        state.offset = 0;
+        state.parser = {};
+      }
       const facts: TranscriptFact[] = [];
       const end = Math.min(stat.size, state.offset + this.limits.maxReadBytes);
       let offset = state.offset;
@@ -236,9 +248,9 @@ export class TranscriptTailer {
         }
         if (start === 0 && bytesRead > this.limits.maxLineBytes) {
           // No line end within the bound: this line is skipped whole, up to its end.
+          if (!skipping) this.deps.logger.warn('transcript line over the bound skipped', { vendor, session, limit: this.limits.maxLineBytes });
           skipping = true;
           start = bytesRead;
-          this.deps.logger.warn('transcript line over the bound skipped', { vendor, session, limit: this.limits.maxLineBytes });
         }
         // No progress: a partial last line, read again once its end is written.
         if (start === 0) break;
@@ -247,7 +259,8 @@ export class TranscriptTailer {
       if (facts.length > 0) await this.deps.deliver(vendor, session, facts);
       state.offset = offset;
       state.skipping = skipping;
-      this.positions.set(vendor, session, { path: real, ino: stat.ino, offset });
+      // Only a position at a line end is kept: one inside a skipped line is not one to resume at.
+      if (!skipping) this.positions.set(vendor, session, { path: real, ino: stat.ino, offset });
     } finally {
       await handle.close();
     }
