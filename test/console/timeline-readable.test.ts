@@ -72,6 +72,19 @@ describe('the readable timeline', () => {
     expect(b.turns[2].tokens).toEqual({ input: 32, output: 12 });
   });
 
+  test("a reply read after the hook that ended its run goes before that run's end row", () => {
+    const b = build([
+      ev('run.started', { run: 'r1', data: { prompt: 'go' } }),
+      ev('run.finished', { run: 'r1' }),
+      ev('x.claude-code.message.replied', { run: 'r1', data: { text: 'Went.' } }),
+      ev('run.started', { run: 'r2', data: { prompt: 'again' } }),
+      ev('run.finished', { run: 'r2' }),
+      ev('x.claude-code.message.replied', { data: { text: 'No run named.' } }),
+    ]);
+    expect(b.rows.map((r) => r.kind)).toEqual(['prompt', 'reply', 'run-end', 'prompt', 'run-end', 'reply']);
+    expect(b.rows[1].turn).toBe(1);
+  });
+
   test('a subagent stop that says something is no plumbing', () => {
     const b = build([ev('delegation.subagent.stopped', { data: { agent_type: 'Explore', summary: 'found it' } })]);
     expect(b.rows[0].plumbing).toBe(false);

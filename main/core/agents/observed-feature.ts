@@ -181,7 +181,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       mappingContext,
       audit,
       logger: log,
-      observed: transcripts === null ? undefined : (vendor, call) => transcripts.observe(vendor, call.session, call.payload['transcript_path']),
+      observed: transcripts === null ? undefined : (vendor, call, run) => transcripts.observe(vendor, call.session, call.payload['transcript_path'], run),
     });
 
     // Plain hook calls are answered once durable and handled in batches (hook-intake.ts); an

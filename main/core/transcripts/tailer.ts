@@ -61,8 +61,11 @@ export interface TailerDeps {
   readonly format: (vendor: VendorId) => TranscriptFormat | undefined;
   /** False turns reading off (the `features.transcripts` setting). */
   readonly enabled: () => boolean;
-  /** Emits the facts as events of the session; resolves once they are committed. */
-  readonly deliver: (vendor: VendorId, session: string, facts: readonly TranscriptFact[]) => Promise<void>;
+  /**
+   * Emits the facts as events of the session, in `run` (the run the hook that asked for the read
+   * saw open, or null); resolves once they are committed.
+   */
+  readonly deliver: (vendor: VendorId, session: string, facts: readonly TranscriptFact[], run: string | null) => Promise<void>;
   /** Records a refused path (the audit log). */
   readonly refused: (vendor: VendorId, session: string, path: string, reason: string) => void;
   readonly logger: Logger;
@@ -83,6 +86,7 @@ interface Lane {
   running: Promise<void> | null;
   again: boolean;
   path: string;
+  run: string | null;
 }
 
 const NEWLINE = 0x0a;
@@ -122,7 +126,7 @@ export class TranscriptTailer {
    * A hook call of `session` named `path` as its transcript: the file is read after this returns
    * (never while the hook waits). Anything but a path inside the vendor's directories is refused.
    */
-  observe(vendor: VendorId, session: string, path: unknown): void {
+  observe(vendor: VendorId, session: string, path: unknown, run: string | null = null): void {
     if (this.closed || path === undefined || path === null || !this.deps.enabled()) return;
     const format = this.deps.format(vendor);
     if (format === undefined) return;
@@ -134,22 +138,23 @@ export class TranscriptTailer {
     }
     let lane = this.lanes.get(key);
     if (lane === undefined) {
-      lane = { running: null, again: false, path: lexical.path };
+      lane = { running: null, again: false, path: lexical.path, run };
       this.lanes.set(key, lane);
     }
     lane.path = lexical.path;
+    lane.run = run;
     if (lane.running !== null) {
       lane.again = true;
       return;
     }
     const current = lane;
-    const run = async (): Promise<void> => {
+    const read = async (): Promise<void> => {
       do {
         current.again = false;
-        await this.pass(vendor, session, format, current.path);
+        await this.pass(vendor, session, format, current.path, current.run);
       } while (current.again && !this.closed);
     };
-    current.running = run()
+    current.running = read()
       .catch((error: unknown) => this.deps.logger.error('transcript read failed', { vendor, session, error: String(error) }))
       .finally(() => {
         current.running = null;
@@ -192,7 +197,7 @@ export class TranscriptTailer {
   }
 
   /** One read of the session's file from its offset, bounded; facts delivered, then the offset kept. */
-  private async pass(vendor: VendorId, session: string, format: TranscriptFormat, path: string): Promise<void> {
+  private async pass(vendor: VendorId, session: string, format: TranscriptFormat, path: string, run: string | null): Promise<void> {
     const key = `${vendor}\u0000${session}`;
     // Through symlinks: the real file must still be inside a real root.
     let real: string;
@@ -256,7 +261,7 @@ export class TranscriptTailer {
         if (start === 0) break;
         offset += start;
       }
-      if (facts.length > 0) await this.deps.deliver(vendor, session, facts);
+      if (facts.length > 0) await this.deps.deliver(vendor, session, facts, run);
       state.offset = offset;
       state.skipping = skipping;
       // Only a position at a line end is kept: one inside a skipped line is not one to resume at.

@@ -7,7 +7,8 @@
  * - an API error: `error.raised` `{ error: { type: "api_error", message } }`;
  * - cost: `x.{vendor}.usage.reported` `{ cost: { currency, total } }` (the session's running total);
  * - a title: `x.{vendor}.session.titled` `{ title }` [redacted].
- * Replies and usage ride in the session's open run, when there is one.
+ * Replies and usage ride in the run the hook that asked for the read saw open (the one a Stop
+ * hook ended included), when there is one.
  */
 import type { VendorId } from '../../../common/vendors';
 import { gateFor } from '../agents/vendors/capture-gate';

@@ -45,9 +45,9 @@ export function createTranscriptFeed(deps: TranscriptFeedDeps): TranscriptTailer
     positions: deps.positions,
     limits: deps.limits,
     logger: deps.logger,
-    deliver: async (vendor, session, facts) => {
+    deliver: async (vendor, session, facts, run) => {
       const emitter = deps.emitter(vendor);
-      const events = transcriptEvents(vendor, facts, deps.context(), emitter.mappingState(session).run);
+      const events = transcriptEvents(vendor, facts, deps.context(), run ?? emitter.mappingState(session).run);
       if (events.length > 0) await emitter.send(emitter.stampMapped(session, events));
     },
     refused: (vendor, session, path, reason) =>

@@ -197,10 +197,11 @@ export class TimelineBuilder {
     this.promptsByInput.clear();
   }
 
-  private push(r: TimelineRow): void {
+  private push(r: TimelineRow, beforeLast = false): void {
     const turn = this.turns[this.turns.length - 1];
     (r as { turn: number }).turn = turn.turn;
-    this.rows.push(r);
+    if (beforeLast) this.rows.splice(this.rows.length - 1, 0, r);
+    else this.rows.push(r);
     this.counts[r.category]++;
     turn.rows++;
     if (r.kind === 'tool') turn.tools++;
@@ -353,7 +354,10 @@ export class TimelineBuilder {
     }
     if (/^x\.[a-z0-9_-]+\.message\.replied$/.test(t)) {
       const text = dataString(e, 'text');
-      this.push(row(e, 'runs', 'reply', 'Reply', text !== undefined ? oneLine(text, 240) : NOT_CAPTURED));
+      // A reply read after the hook that ended its run goes before that run's end row.
+      const last = this.rows[this.rows.length - 1];
+      const afterItsEnd = last !== undefined && last.kind === 'run-end' && e.run !== undefined && last.events[0].run === e.run;
+      this.push(row(e, 'runs', 'reply', 'Reply', text !== undefined ? oneLine(text, 240) : NOT_CAPTURED), afterItsEnd);
       return;
     }
     if (/^x\.[a-z0-9_-]+\.run\.interrupted$/.test(t)) {

@@ -24,6 +24,7 @@ interface Rig {
   readonly dir: string;
   readonly file: string;
   readonly delivered: TranscriptFact[];
+  readonly runs: (string | null)[];
   readonly refusals: { session: string; path: string; reason: string }[];
   enabled: boolean;
   failNext: boolean;
@@ -48,6 +49,7 @@ async function rig(): Promise<Rig> {
     dir,
     file: join(dir, `${SESSION}.jsonl`),
     delivered: [],
+    runs: [],
     refusals: [],
     enabled: true,
     failNext: false,
@@ -56,7 +58,8 @@ async function rig(): Promise<Rig> {
         home,
         format: (v: VendorId) => transcriptFormat(v),
         enabled: () => r.enabled,
-        deliver: async (_v, _s, facts) => {
+        deliver: async (_v, _s, facts, run) => {
+          r.runs.push(run);
           if (r.failNext) {
             r.failNext = false;
             throw new Error('store refused');
@@ -201,5 +204,17 @@ describe('the transcript tailer', () => {
     t.observe('claude-code', SESSION, r.file);
     await t.idle();
     expect(r.replies()).toEqual(['a', 'b']);
+  });
+
+  it('delivers in the run the asking hook saw open', async () => {
+    const r = await rig();
+    const t = r.tailer();
+    await writeFile(r.file, assistantLine('m1', 'in r1'));
+    t.observe('claude-code', SESSION, r.file, 'r1');
+    await t.idle();
+    await appendFile(r.file, assistantLine('m2', 'no run'));
+    t.observe('claude-code', SESSION, r.file);
+    await t.idle();
+    expect(r.runs).toEqual(['r1', null]);
   });
 });

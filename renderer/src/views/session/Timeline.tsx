@@ -6,6 +6,7 @@
  */
 import { useMemo, useState } from 'react';
 import { CATEGORIES, CATEGORY_NAMES, type Category, type TimelineRow, type TurnInfo } from '../../model/timeline';
+import { formatTokens } from '../../model/session-facts';
 import { Badge } from '../../ui/Badge';
 import { clockTime } from '../../ui/format';
 import { VirtualList } from '../../ui/VirtualList';
@@ -23,11 +24,9 @@ const KIND_ICON: Record<TimelineRow['kind'], string> = {
   other: '·',
 };
 
-/** A turn's tokens in a few characters: "1,234 tokens (1,000 in · 234 out)". */
+/** A turn's tokens in a few characters: "1.2k tokens". */
 function tokenCount(t: { input: number; output: number } | null): string {
-  if (t === null) return '';
-  const total = (t.input + t.output).toLocaleString('en-US');
-  return `${total} tokens (${t.input.toLocaleString('en-US')} in · ${t.output.toLocaleString('en-US')} out)`;
+  return t === null ? '' : `${formatTokens(t.input + t.output)} tokens`;
 }
 
 /** Props of the timeline. */
@@ -182,7 +181,10 @@ export function Timeline(props: TimelineProps) {
                 {r.detail || (r.uncaptured ? <span className="muted">—</span> : null)}
               </span>
               {r.kind === 'prompt' && turns[r.turn] ? (
-                <span className="tl-turn-facts small">
+                <span
+                  className="tl-turn-facts small"
+                  title={turns[r.turn].tokens ? `${turns[r.turn].tokens!.input.toLocaleString('en-US')} input and ${turns[r.turn].tokens!.output.toLocaleString('en-US')} output tokens` : undefined}
+                >
                   {turns[r.turn].tools} tool{turns[r.turn].tools === 1 ? '' : 's'}
                   {turns[r.turn].tokens ? ` · ${tokenCount(turns[r.turn].tokens)}` : ''}
                   {isCollapsed(r.turn) ? ` · ${turns[r.turn].rows - 1} rows hidden` : ''}
