@@ -76,12 +76,13 @@ describe('the readable timeline', () => {
     const b = build([
       ev('run.started', { run: 'r1', data: { prompt: 'go' } }),
       ev('run.finished', { run: 'r1' }),
+      ev('x.claude-code.usage.reported', { run: 'r1', data: { usage: { 'gen_ai.usage.output_tokens': 3 } } }),
       ev('x.claude-code.message.replied', { run: 'r1', data: { text: 'Went.' } }),
       ev('run.started', { run: 'r2', data: { prompt: 'again' } }),
       ev('run.finished', { run: 'r2' }),
       ev('x.claude-code.message.replied', { data: { text: 'No run named.' } }),
     ]);
-    expect(b.rows.map((r) => r.kind)).toEqual(['prompt', 'reply', 'run-end', 'prompt', 'run-end', 'reply']);
+    expect(b.rows.filter((r) => !r.plumbing).map((r) => r.kind)).toEqual(['prompt', 'reply', 'run-end', 'prompt', 'run-end', 'reply']);
     expect(b.rows[1].turn).toBe(1);
   });
 

@@ -197,10 +197,10 @@ export class TimelineBuilder {
     this.promptsByInput.clear();
   }
 
-  private push(r: TimelineRow, beforeLast = false): void {
+  private push(r: TimelineRow, at = this.rows.length): void {
     const turn = this.turns[this.turns.length - 1];
     (r as { turn: number }).turn = turn.turn;
-    if (beforeLast) this.rows.splice(this.rows.length - 1, 0, r);
+    if (at < this.rows.length) this.rows.splice(at, 0, r);
     else this.rows.push(r);
     this.counts[r.category]++;
     turn.rows++;
@@ -211,6 +211,20 @@ export class TimelineBuilder {
   private noteUncaptured(e: AepEvent): void {
     this.uncaptured++;
     this.uncapturedLevels.add(e.capture ?? 'metadata');
+  }
+
+  /**
+   * Where a reply of `run` goes: before that run's end row when the reply was read after the hook
+   * that ended it (only plumbing rows between), else at the end.
+   */
+  private endOfRun(run: string | undefined): number {
+    if (run === undefined) return this.rows.length;
+    for (let i = this.rows.length - 1; i >= 0 && i >= this.rows.length - 64; i--) {
+      const r = this.rows[i];
+      if (r.kind === 'run-end') return r.events[0].run === run ? i : this.rows.length;
+      if (!r.plumbing) return this.rows.length;
+    }
+    return this.rows.length;
   }
 
   /** Adds an event's token usage to its turn. */
@@ -354,10 +368,7 @@ export class TimelineBuilder {
     }
     if (/^x\.[a-z0-9_-]+\.message\.replied$/.test(t)) {
       const text = dataString(e, 'text');
-      // A reply read after the hook that ended its run goes before that run's end row.
-      const last = this.rows[this.rows.length - 1];
-      const afterItsEnd = last !== undefined && last.kind === 'run-end' && e.run !== undefined && last.events[0].run === e.run;
-      this.push(row(e, 'runs', 'reply', 'Reply', text !== undefined ? oneLine(text, 240) : NOT_CAPTURED), afterItsEnd);
+      this.push(row(e, 'runs', 'reply', 'Reply', text !== undefined ? oneLine(text, 240) : NOT_CAPTURED), this.endOfRun(e.run));
       return;
     }
     if (/^x\.[a-z0-9_-]+\.run\.interrupted$/.test(t)) {
