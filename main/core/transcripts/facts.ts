@@ -49,3 +49,27 @@ export function jsonLine(line: string): Record<string, unknown> | null {
     return null;
   }
 }
+
+/** An object field of a parsed line, or undefined. */
+export const obj = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+/** A finite non-negative number, or undefined. */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+/** A non-empty string, or undefined. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The usage of a response from its vendor's counters, or undefined when it names none. */
+export function usageFrom(input: unknown, output: unknown, cacheRead?: unknown, cacheWrite?: unknown): TranscriptUsage | undefined {
+  const usage = { input: num(input), output: num(output), cacheRead: num(cacheRead), cacheWrite: num(cacheWrite) };
+  return Object.values(usage).some((v) => v !== undefined) ? usage : undefined;
+}
+
+/** True the first time a response id is seen in this file (a response split over lines is counted once). */
+export function firstSight(state: ParserState, id: string, max = 64): boolean {
+  const seen = (state['seen'] as string[] | undefined) ?? [];
+  if (seen.includes(id)) return false;
+  seen.push(id);
+  if (seen.length > max) seen.shift();
+  state['seen'] = seen;
+  return true;
+}

@@ -9,6 +9,8 @@ import type { AuditSink } from '../agents/steering/steering-types';
 import type { MappingContext } from '../agents/vendors/types';
 import type { Logger } from '../logger';
 import { claudeCodeTranscripts } from '../vendors/claude-code/transcript';
+import { codexTranscripts } from '../vendors/codex/transcript';
+import { qwenCodeTranscripts } from '../vendors/qwen-code/transcript';
 import type { TranscriptFormat } from './facts';
 import { TranscriptTailer, type PositionStore, type TailerLimits } from './tailer';
 import { transcriptEvents } from './transcript-events';
@@ -16,6 +18,8 @@ import { transcriptEvents } from './transcript-events';
 /** The vendors whose transcripts are read, and their formats. */
 const FORMATS: Partial<Record<VendorId, TranscriptFormat>> = {
   'claude-code': claudeCodeTranscripts,
+  codex: codexTranscripts,
+  'qwen-code': qwenCodeTranscripts,
 };
 
 /** The transcript format of a vendor, or undefined. */

@@ -202,7 +202,8 @@ export class TimelineBuilder {
     (r as { turn: number }).turn = turn.turn;
     if (at < this.rows.length) this.rows.splice(at, 0, r);
     else this.rows.push(r);
-    this.counts[r.category]++;
+    // Plumbing rows are counted by the details toggle, not by their category.
+    if (!r.plumbing) this.counts[r.category]++;
     turn.rows++;
     if (r.kind === 'tool') turn.tools++;
     if (r.uncaptured) this.noteUncaptured(r.events[0]);

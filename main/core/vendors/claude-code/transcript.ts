@@ -8,16 +8,9 @@
  * `ai-title` name the session. Sidechain (subagent) lines are not the session's own words.
  */
 import { join } from 'node:path';
-import { jsonLine, type ParserState, type TranscriptFact, type TranscriptFormat, type TranscriptUsage } from '../../transcripts/facts';
+import { firstSight, jsonLine, num, obj, str, usageFrom, type ParserState, type TranscriptFact, type TranscriptFormat } from '../../transcripts/facts';
 
 const INTERRUPT = '[Request interrupted by user';
-/** Response ids remembered per file to count a split response once. */
-const MAX_SEEN = 64;
-
-const obj = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** The text blocks of a message's content (a string, or an array of blocks). */
 function textOf(content: unknown): string {
@@ -31,27 +24,6 @@ function textOf(content: unknown): string {
   return parts.join('\n');
 }
 
-function usageOf(u: Record<string, unknown> | undefined): TranscriptUsage | undefined {
-  if (u === undefined) return undefined;
-  const usage = {
-    input: num(u['input_tokens']),
-    output: num(u['output_tokens']),
-    cacheRead: num(u['cache_read_input_tokens']),
-    cacheWrite: num(u['cache_creation_input_tokens']),
-  };
-  return Object.values(usage).some((v) => v !== undefined) ? usage : undefined;
-}
-
-/** True the first time a response id is seen in this file. */
-function firstSight(state: ParserState, id: string): boolean {
-  const seen = (state['seen'] as string[] | undefined) ?? [];
-  if (seen.includes(id)) return false;
-  seen.push(id);
-  if (seen.length > MAX_SEEN) seen.shift();
-  state['seen'] = seen;
-  return true;
-}
-
 function assistant(line: Record<string, unknown>, state: ParserState): TranscriptFact[] {
   const message = obj(line['message']);
   if (message === undefined) return [];
@@ -59,7 +31,8 @@ function assistant(line: Record<string, unknown>, state: ParserState): Transcrip
   if (line['isApiErrorMessage'] === true) return [{ kind: 'api-error', message: text || 'API error' }];
   const id = str(message['id']) ?? str(line['uuid']) ?? '';
   const counted = id === '' || firstSight(state, id);
-  const usage = counted ? usageOf(obj(message['usage'])) : undefined;
+  const u = obj(message['usage']);
+  const usage = counted && u !== undefined ? usageFrom(u['input_tokens'], u['output_tokens'], u['cache_read_input_tokens'], u['cache_creation_input_tokens']) : undefined;
   if (text === '' && usage === undefined) return [];
   const model = str(message['model']);
   return [{ kind: 'reply', id, text, ...(model === undefined || model === '<synthetic>' ? {} : { model }), ...(usage === undefined ? {} : { usage }) }];
