@@ -86,6 +86,7 @@ describe("the agent's own words, read from its transcript", () => {
     await page.locator('[data-testid=timeline-row][data-type="x.claude-code.usage.reported"]').first().waitFor();
     await page.getByTestId('toggle-details').click();
 
+    expect(await page.getByTestId('session-heading').innerText()).toBe('Fix the flaky invoice rounding test');
     await reply.click();
     expect(await page.getByTestId('event-detail').innerText()).toContain(REPLY);
     await shootBothThemes(page, 'transcript-reply-detail-900');

@@ -39,11 +39,6 @@ function SessionWork({ row, now }: { row: SessionRow; now: number }) {
           {formatCost(row.facts.cost)}
         </span>
       ) : null}
-      {row.facts.model ? (
-        <span className="session-model mono" data-testid="session-model" title="The model the agent reported">
-          {row.facts.model}
-        </span>
-      ) : null}
     </span>
   );
 }
@@ -196,6 +191,12 @@ export function SessionsView() {
                     </a>
                     <div className="cell-sub" title={r.summary.session}>
                       {r.facts.title ? `${r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent} · ` : ''}
+                      {r.facts.model ? (
+                        <>
+                          <span className="mono" data-testid="session-model" title="The model the agent reported">{r.facts.model}</span>
+                          {' · '}
+                        </>
+                      ) : null}
                       <span className="mono">{r.summary.session.slice(0, 13)}</span>
                     </div>
                     <LaunchBadge launched={store.launched.has(r.summary.session)} />
