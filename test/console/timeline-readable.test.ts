@@ -99,6 +99,9 @@ describe('the readable timeline', () => {
       ev('tool.requested', { data: { tool: { name: 'Terminal', call_id: 'c3' }, args: {} } }),
     ]);
     expect(b.rows.map((r) => r.title)).toEqual(['$ ls -la src', "$ echo 'hi'", 'Terminal']);
+    // A tool named by its own command line says nothing more beside it.
+    expect(b.rows[0].detail).toBe('');
+    expect(b.rows[1].detail).toBe('Terminal');
     expect(b.rows[2].detail).toBe('');
     const pieces = toolPieces(b.rows[0]);
     expect(pieces).toEqual([

@@ -8,7 +8,7 @@ import { attentionOutcome } from './attention-items';
 import { settle } from './command-settlement';
 import { INPUT_EVENT, isSendInput, settleInput } from './input-items';
 import { dataNumber, dataString, isDelivered, isDropped, isInstruct, isRunEnd, toolCallId, toolName } from './event-types';
-import { toolCommand } from './shell-command';
+import { toolCommand, unwrapShell } from './shell-command';
 
 /** Filter categories of the timeline. */
 export const CATEGORIES = ['runs', 'tools', 'attention', 'steering', 'session', 'other'] as const;
@@ -92,9 +92,12 @@ function toolTitle(e: AepEvent): string {
   return command !== undefined ? `$ ${oneLine(command, 120)}` : toolName(e);
 }
 
-/** The detail beside a tool's title: the tool's name when the title is its command, else its arguments. */
+/** The detail beside a tool's title: the tool's name when the title is its command (unless it says the same), else its arguments. */
 function toolDetail(e: AepEvent): string {
-  return toolCommand(e) !== undefined ? toolName(e) : argsSummary(e);
+  const command = toolCommand(e);
+  if (command === undefined) return argsSummary(e);
+  const name = toolName(e);
+  return name === command || unwrapShell(name) === command ? '' : name;
 }
 
 /** Usage updates, acks and status pings: plumbing, shown only with the details toggle. */

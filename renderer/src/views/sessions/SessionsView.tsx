@@ -149,7 +149,7 @@ export function SessionsView() {
           </p>
         </div>
         <div className="toolbar">
-          <input className="input input-search" type="search" placeholder="Filter by title, project, vendor or id" aria-label="Filter sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
+          <input className="input input-search" type="search" placeholder="Filter by title, project or id" aria-label="Filter sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
           {newSession}
           <div className="segmented" role="group" aria-label="Which sessions">
             <button type="button" aria-pressed={show === 'live'} onClick={() => setShow('live')}>Live</button>
