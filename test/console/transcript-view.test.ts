@@ -123,4 +123,23 @@ describe("the agent's own words, read from its transcript", () => {
     await page.emulateMedia({ colorScheme: 'light' });
     expect(pageErrors).toEqual([]);
   });
+
+  test('Settings turns transcript reading off and on, through the daemon', async () => {
+    const setting = async (): Promise<unknown> => {
+      const res = await fetch(`${daemon.url}/api/settings`, { headers: { authorization: `Bearer ${daemon.operatorToken}` } });
+      return ((await res.json()) as Record<string, unknown>)['features.transcripts'];
+    };
+    await page.goto(`${daemon.url}/?skipWizard=1#/settings`);
+    const toggle = page.getByRole('checkbox', { name: 'Read agent transcripts' });
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(true);
+    // The switch shows the daemon's answer: it flips once the change is saved.
+    await toggle.click();
+    await expect.poll(setting).toBe(false);
+    await expect.poll(() => toggle.isChecked()).toBe(false);
+    await shootBothThemes(page, 'transcript-setting-900');
+    await toggle.click();
+    await expect.poll(setting).toBe(true);
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+  });
 });
