@@ -25,7 +25,7 @@ export interface TailerLimits {
   readonly firstWindowBytes: number;
   /** Sessions whose position is kept; the least recently read go first. Default 1,000. */
   readonly maxFiles: number;
-  /** Refused paths remembered (each audited once). Default 1,000. */
+  /** Refused paths remembered (each audited once per vendor). Default 1,000. */
   readonly maxRefused: number;
 }
 
@@ -188,7 +188,8 @@ export class TranscriptTailer {
   }
 
   private refuse(vendor: VendorId, session: string, path: string, reason: string): void {
-    const key = `${vendor}\u0000${session}\u0000${path}`;
+    // Audited once per path: a path refused stays refused, whichever session names it again.
+    const key = `${vendor}\u0000${path}`;
     if (this.refusedPaths.has(key)) return;
     if (this.refusedPaths.size >= this.limits.maxRefused) this.refusedPaths.delete(this.refusedPaths.values().next().value as string);
     this.refusedPaths.add(key);
