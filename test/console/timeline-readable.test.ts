@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import type { AepEvent } from '../../common/aep/envelope';
 import { sessionFacts, formatCost } from '../../renderer/src/model/session-facts';
+import { streamState } from '../../renderer/src/model/session-rows';
 import { unwrapShell } from '../../renderer/src/model/shell-command';
 import { TimelineBuilder } from '../../renderer/src/model/timeline';
 import { toolPieces } from '../../renderer/src/model/tool-content';
@@ -57,6 +58,8 @@ describe('the readable timeline', () => {
     expect(visible.map((r) => r.kind)).toEqual(['prompt', 'run-end', 'prompt', 'reply', 'run-end']);
     expect(visible[3]).toMatchObject({ title: 'Reply', detail: 'Done: the docs now say so.' });
     expect(visible[4].title).toBe('Interrupted');
+    expect(visible[2].status).toEqual({ tone: 'warn', label: 'interrupted' });
+    expect(b.turns[2].ended).toBe(true);
     expect(b.rows.filter((r) => r.plumbing).map((r) => r.events[0].type)).toEqual([
       'x.acp.usage.updated',
       'x.acp.usage.updated',
@@ -120,6 +123,10 @@ describe('the readable timeline', () => {
 });
 
 describe('session facts', () => {
+  test('a turn interrupted in the agent leaves the session idle, not working', () => {
+    expect(streamState([ev('session.started'), ev('run.started'), ev('x.claude-code.run.interrupted', { data: { by: 'user' } })]).phase).toBe('idle');
+  });
+
   test("the title is the agent's own, else the first prompt; the model and the cost are the last reported", () => {
     const base = [
       ev('session.started', { data: { 'gen_ai.request.model': 'claude-sonnet' } }),

@@ -376,6 +376,12 @@ export class TimelineBuilder {
       return;
     }
     if (/^x\.[a-z0-9_-]+\.run\.interrupted$/.test(t)) {
+      // The user stopped the turn in the agent's own UI: no hook says so, the transcript does.
+      this.turns[this.turns.length - 1].ended = true;
+      if (this.openPrompt) {
+        this.openPrompt.status = { tone: 'warn', label: 'interrupted' };
+        this.openPrompt = null;
+      }
       this.push(row(e, 'runs', 'run-end', 'Interrupted', 'by the user', { tone: 'warn', label: 'interrupted' }));
       return;
     }
