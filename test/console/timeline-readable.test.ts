@@ -124,7 +124,9 @@ describe('the readable timeline', () => {
 
 describe('session facts', () => {
   test('a turn interrupted in the agent leaves the session idle, not working', () => {
-    expect(streamState([ev('session.started'), ev('run.started'), ev('x.claude-code.run.interrupted', { data: { by: 'user' } })]).phase).toBe('idle');
+    const events = [ev('session.started'), ev('run.started', { data: { prompt: 'go' } }), ev('x.claude-code.run.interrupted', { data: { by: 'user' } })];
+    expect(streamState(events).phase).toBe('idle');
+    expect(sessionFacts(events).currentPrompt).toBeNull();
   });
 
   test("the title is the agent's own, else the first prompt; the model and the cost are the last reported", () => {

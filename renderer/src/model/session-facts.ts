@@ -34,6 +34,7 @@ export interface SessionFacts {
 const REPLIED = /^x\.[a-z0-9_-]+\.message\.replied$/;
 const USAGE_REPORTED = /^x\.[a-z0-9_-]+\.usage\.reported$/;
 const TITLED = /^x\.[a-z0-9_-]+\.session\.titled$/;
+const INTERRUPTED = /^x\.[a-z0-9_-]+\.run\.interrupted$/;
 
 /** A string field of an event's data. */
 const field = (e: AepEvent, key: string): string | undefined => (typeof e.data?.[key] === 'string' && e.data[key] !== '' ? (e.data[key] as string) : undefined);
@@ -89,7 +90,7 @@ export function sessionFacts(events: readonly AepEvent[]): SessionFacts {
         input += u.input;
         output += u.output;
       }
-    } else if (e.type === 'session.ended') running = false;
+    } else if (e.type === 'session.ended' || INTERRUPTED.test(e.type)) running = false;
   }
   return {
     currentPrompt: running ? currentPrompt : null,
