@@ -22,7 +22,7 @@ const nodePatterns = {
  * A rule per folder and depth repeats the Electron ban, because a later `no-restricted-imports`
  * replaces an earlier one for the same files.
  */
-const top = ['aep', 'store', 'relay', 'server', 'sessions', 'steering', 'vendors', 'hooks', 'launched', 'api', 'installer', 'daemon', 'daemon-context', 'features'];
+const top = ['aep', 'store', 'relay', 'server', 'sessions', 'steering', 'transcripts', 'vendors', 'hooks', 'launched', 'api', 'installer', 'daemon', 'daemon-context', 'features'];
 const above = (...allowed) => top.filter((f) => !allowed.includes(f));
 const features = ['daemon', 'features'];
 /** [folder (core-relative, `*` for one segment), file pattern inside it, banned core paths]; later entries win. */
@@ -34,6 +34,8 @@ const coreLayers = [
   ['api', '**/*.ts', ['sessions', 'steering', 'hooks', 'launched', ...features]],
   ['sessions', '**/*.ts', ['hooks', 'launched', 'installer', ...features]],
   ['steering', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', ...features]],
+  // The transcript tailer reads what a vendor's own files say about a session (formats in vendors/<v>/transcript.ts).
+  ['transcripts', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', 'api', ...features]],
   ['hooks', '**/*.ts', ['launched', 'installer', ...features]],
   ['launched', '**/*.ts', ['hooks', ...features]],
   ['installer', '**/*.ts', ['relay', 'server', 'sessions', 'steering', 'hooks', 'launched', ...features]],
@@ -41,6 +43,7 @@ const coreLayers = [
   ['vendors', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', ...features]],
   ['vendors', '*.ts', above('aep', 'vendors')],
   ['vendors/*', 'hooks.ts', above('aep', 'vendors')],
+  ['vendors/*', 'transcript.ts', above('aep', 'vendors', 'transcripts')],
   ['vendors', 'installers.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'api', ...features]],
   ['vendors/*', 'install.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'api', ...features]],
   ['vendors', 'vendors-api.ts', ['store', 'relay', 'server', 'sessions', 'steering', 'hooks', 'launched', 'installer', ...features]],

@@ -13,6 +13,11 @@ export interface Settings {
    * with an environment override (passed in; the core never reads the environment).
    */
   readonly 'features.midTurnSteering': boolean;
+  /**
+   * Read the transcript files observed sessions' hooks point to (only inside the vendors' own
+   * session directories), for the agent's replies and what hooks miss. On by default.
+   */
+  readonly 'features.transcripts': boolean;
   /** Tokenless watch-only observation (local development); control stays refused. */
   readonly 'security.tokenlessWatch': boolean;
   /**
@@ -70,6 +75,7 @@ export const RESTART_SETTINGS: readonly SettingKey[] = ['server.port'];
 export const DEFAULT_SETTINGS: Settings = {
   'features.steering': false,
   'features.midTurnSteering': false,
+  'features.transcripts': true,
   'security.tokenlessWatch': false,
   'capture.ceiling': 'redacted',
   'capture.attentionCeiling': 'redacted',

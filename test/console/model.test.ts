@@ -113,7 +113,7 @@ describe('timeline', () => {
     ];
     const rows = buildTimeline(events);
     expect(rows.map((r) => r.kind)).toEqual(['prompt', 'tool', 'tool', 'instruction', 'run-end']);
-    expect(rows[1]).toMatchObject({ title: 'Bash', detail: 'ls', status: { tone: 'ok', label: 'done · 40 ms' } });
+    expect(rows[1]).toMatchObject({ title: '$ ls', detail: 'Bash', status: { tone: 'ok', label: 'done · 40 ms' } });
     expect(rows[2].status).toEqual({ tone: 'bad', label: 'failed: no such file' });
     expect(rows[3].status?.label).toBe('delivered at PreToolUse · queued 300 ms');
     expect(rows[3].events).toHaveLength(3);

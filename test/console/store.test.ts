@@ -212,7 +212,7 @@ describe('session facts', () => {
       ev('run.finished', { data: { usage: { 'gen_ai.usage.input_tokens': 1200, 'gen_ai.usage.output_tokens': 300 } } }),
       ev('run.started', { data: { prompt: 'second' } }),
     ];
-    expect(sessionFacts(events)).toEqual({ currentPrompt: 'second', promptHidden: false, runs: 2, usage: { input: 1200, output: 300 } });
+    expect(sessionFacts(events)).toEqual({ currentPrompt: 'second', promptHidden: false, runs: 2, usage: { input: 1200, output: 300 }, title: 'first', model: null, cost: null });
     expect(sessionFacts(events.slice(0, 2)).currentPrompt).toBeNull();
     expect(sessionFacts([ev('run.started', { capture: 'metadata' })])).toMatchObject({ currentPrompt: null, promptHidden: true, usage: null });
     expect(formatTokens(1500)).toBe('1.5k');

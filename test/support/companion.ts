@@ -67,15 +67,19 @@ export interface Companion {
   stop(): Promise<void>;
 }
 
-/** Starts `aep-companion serve` on a free port with `dataDir`. */
-export async function startCompanion(cli: CompanionCli, dataDir: string): Promise<Companion> {
+/** Starts `aep-companion serve` on a free port with `dataDir` (`env` is added to the test's environment, e.g. the user's HOME). */
+export async function startCompanion(
+  cli: CompanionCli,
+  dataDir: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Companion> {
   await mkdir(dataDir, { recursive: true });
   const child = spawn(
     process.execPath,
     [cli.entry, 'serve', '--port', '0', '--data-dir', dataDir],
     {
       cwd: REPO,
-      env: { ...process.env, AEP_COMPANION_DATA_DIR: dataDir },
+      env: { ...process.env, ...env, AEP_COMPANION_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

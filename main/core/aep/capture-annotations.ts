@@ -53,6 +53,12 @@ function extensionAnnotations(): readonly (readonly [RegExp, CaptureNode])[] {
       /^x\.[a-z0-9_-]+\.session\.state$/,
       flatAnnotations({ state: 'metadata', steer: 'metadata', supports_steering: 'metadata', mode: 'metadata', mechanism: 'metadata', reason: 'metadata', support_reason: 'metadata', badge: 'metadata' }),
     ],
+    // What a transcript adds (transcripts/transcript-events.ts): the reply text and the title are free text.
+    [
+      /^x\.[a-z0-9_-]+\.message\.replied$/,
+      flatAnnotations({ message_id: 'metadata', role: 'metadata', text: 'redacted', text_digest: 'metadata', chars: 'metadata', usage: 'metadata', 'gen_ai.request.model': 'metadata' }),
+    ],
+    [/^x\.[a-z0-9_-]+\.session\.titled$/, flatAnnotations({ title: 'redacted' })],
   ]);
 }
 

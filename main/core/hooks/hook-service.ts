@@ -42,6 +42,12 @@ export interface HookServiceDeps {
   readonly mappingContext: (permissionLoop: boolean) => MappingContext;
   readonly audit: AuditSink;
   readonly logger: Logger;
+  /**
+   * Told of every handled call after its events are stamped (the transcript tailer reads later),
+   * with the run open before the call was mapped (else the one it opened): what the transcript
+   * says up to this call belongs to that run, even when the call ended it.
+   */
+  readonly observed?: (vendor: VendorId, call: HookCall, run: string | null) => void;
 }
 
 /** What `start` leaves a call's handling with. */
@@ -102,7 +108,8 @@ export class HookService {
     });
     const loopOn = row.permissionsOptIn && profile.permissionMoments.length > 0;
     const context = this.deps.mappingContext(loopOn);
-    const outcome = adapter.map(call, emitter.mappingState(call.session), context);
+    const before = emitter.mappingState(call.session);
+    const outcome = adapter.map(call, before, context);
     emitter.setMappingState(call.session, outcome.state);
     if (row.state === 'ended' && outcome.events.some((e) => e.type === 'session.started')) row = tracker.revived(row);
 
@@ -115,6 +122,7 @@ export class HookService {
     // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
     const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
     const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
+    if (!unknownLane) this.deps.observed?.(vendor, call, before.run ?? outcome.state.run);
     return { emitter, row, loopOn, context, ends, events };
   }
 

@@ -16,7 +16,9 @@ import { createLogger } from '../logger';
 import { EpochsRepo } from '../store/epochs-repo';
 import { LegacyHooks } from '../store/legacy-upgrade';
 import { openAttentionLookup } from '../store/open-attention';
+import { sqlitePositions } from '../store/transcript-positions';
 import { turnCommitOf } from '../store/turn-commit';
+import { createTranscriptFeed } from '../transcripts/transcript-feed';
 import { acquireAgentPorts } from '../steering/agent-ports';
 import type { KillSwitch } from '../steering/kill-switch';
 import { PermissionLoop, realScheduler, type Scheduler } from '../steering/permission-loop';
@@ -152,7 +154,30 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       redeclare: () => tracker.redeclareAll(),
       sessionEnded: (session) => tracker.ended('cline', session),
     });
-    const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
+    // Transcripts the hooks point to: read after the hook is answered, only under the user's home.
+    const transcripts = ctx.installerHost
+      ? createTranscriptFeed({
+          home: ctx.installerHost.home,
+          vars: ctx.installerHost.vars,
+          enabled: () => ctx.settings.get('features.transcripts'),
+          emitter,
+          context: () => mappingContext(false),
+          audit,
+          logger: createLogger('transcripts'),
+          positions: ctx.db.memory ? undefined : sqlitePositions(ctx.db),
+        })
+      : null;
+    const service = new HookService({
+      tracker,
+      engine,
+      permissions,
+      emitter,
+      adapter: vendorAdapter,
+      mappingContext,
+      audit,
+      logger: log,
+      observed: transcripts === null ? undefined : (vendor, call, run) => transcripts.observe(vendor, call.session, call.payload['transcript_path'], run),
+    });
 
     /**
      * Handles the calls of an earlier version's hook intake log, each at the time it came, in this
@@ -254,6 +279,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       await upgraded;
       // Hooks already being handled finish (their events committed) before the emitters close.
       await service.settled();
+      await transcripts?.close();
       await engine.handoversSettled();
       for (const unsubscribe of unsubscribers) unsubscribe();
       for (const e of emitters.values()) e.close();

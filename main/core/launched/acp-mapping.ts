@@ -132,16 +132,24 @@ function toolOutcome(update: AgentUpdate, state: TurnMappingState, context: Mapp
   if (known) known.settled = true;
   else state.tools.set(id, { name, input: undefined, settled: true, run });
   const causeHint = { type: 'tool.requested', key: id };
+  const output = update['rawOutput'];
   if (update['status'] === 'failed') {
-    return [mapped('tool.failed', context, { tool: { name, call_id: id }, error: { type: 'tool_error' } }, { subject: id, run, key: id, causeHint })];
+    // A failed command's output says why: it rides as the error's message (redacted-gated text).
+    const message = typeof output === 'string' && output !== '' ? gateFor('tool.failed', context).text(output.slice(-4_000)) : undefined;
+    return [mapped('tool.failed', context, { tool: { name, call_id: id }, error: compact({ type: 'tool_error', message }) }, { subject: id, run, key: id, causeHint })];
   }
   const gate = gateFor('tool.completed', context);
-  const output = update['rawOutput'];
   return [
     mapped(
       'tool.completed',
       context,
-      compact({ tool: { name, call_id: id }, result_digest: output === undefined ? undefined : gate.digest(output), result: gate.full(output) }),
+      compact({
+        tool: { name, call_id: id },
+        result_digest: output === undefined ? undefined : gate.digest(output),
+        result: gate.full(output),
+        // Below full the output is kept scrubbed, as the arguments are.
+        result_redacted: gate.allows('full') || output === undefined || output === null ? undefined : gate.redacted(output),
+      }),
       { subject: id, run, key: id, causeHint },
     ),
   ];

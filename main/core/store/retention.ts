@@ -57,6 +57,7 @@ export class RetentionSweeper {
   private readonly sessionEventsStmt: Statement<[string, number]>;
   private readonly trimmedStmt: Statement;
   private readonly dropHeldStmt: Statement<[string]>;
+  private readonly dropPositionStmt: Statement<[string]>;
   private readonly expireSessionsStmt: Statement<[number, number, number]>;
   private readonly hasIdStmt: Statement<[string]>;
   private readonly steeringStmt: Statement<[number, number]>;
@@ -91,6 +92,8 @@ export class RetentionSweeper {
        WHERE session = :session`,
     );
     this.dropHeldStmt = db.prepare('DELETE FROM event_sessions WHERE session = ?');
+    // Where a forgotten session's transcript was read up to goes with it.
+    this.dropPositionStmt = db.prepare('DELETE FROM transcript_positions WHERE session = ?');
     this.expireSessionsStmt = db.prepare(
       `DELETE FROM sessions WHERE (source, session) IN (
          SELECT source, session FROM sessions
@@ -192,7 +195,10 @@ export class RetentionSweeper {
       if (!this.db.open) return total;
       const n = this.db.transaction(() => {
         const rows = this.sessionEventsStmt.all(session, this.chunk) as Removed[];
-        if (rows.length < this.chunk) this.dropHeldStmt.run(session);
+        if (rows.length < this.chunk) {
+          this.dropHeldStmt.run(session);
+          this.dropPositionStmt.run(session);
+        }
         else this.applyRemoved(rows);
         return rows.length;
       })();

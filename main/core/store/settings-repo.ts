@@ -59,6 +59,7 @@ const folders: Check = (v) =>
 const CHECKS: { readonly [K in SettingKey]: Check } = {
   'features.steering': boolean,
   'features.midTurnSteering': boolean,
+  'features.transcripts': boolean,
   'security.tokenlessWatch': boolean,
   'capture.ceiling': oneOf(CAPTURES),
   'capture.attentionCeiling': oneOf(CAPTURES),

@@ -23,7 +23,21 @@ export interface SessionFacts {
   readonly runs: number;
   /** Null when the agent reported no usage at all. */
   readonly usage: Usage | null;
+  /** The session's title: the agent's own (its transcript), else the first prompt; null when neither is known. */
+  readonly title: string | null;
+  /** The model the agent last reported, or null. */
+  readonly model: string | null;
+  /** The session's cost as the agent computed it (its running total), or null. */
+  readonly cost: { readonly currency: string; readonly total: number } | null;
 }
+
+const REPLIED = /^x\.[a-z0-9_-]+\.message\.replied$/;
+const USAGE_REPORTED = /^x\.[a-z0-9_-]+\.usage\.reported$/;
+const TITLED = /^x\.[a-z0-9_-]+\.session\.titled$/;
+const INTERRUPTED = /^x\.[a-z0-9_-]+\.run\.interrupted$/;
+
+/** A string field of an event's data. */
+const field = (e: AepEvent, key: string): string | undefined => (typeof e.data?.[key] === 'string' && e.data[key] !== '' ? (e.data[key] as string) : undefined);
 
 function usageOf(e: AepEvent): Usage | null {
   const u = (e.data?.usage ?? e.data) as Record<string, unknown> | undefined;
@@ -43,13 +57,31 @@ export function sessionFacts(events: readonly AepEvent[]): SessionFacts {
   let input = 0;
   let output = 0;
   let reported = false;
+  let firstPrompt: string | null = null;
+  let ownTitle: string | null = null;
+  let model: string | null = null;
+  let cost: SessionFacts['cost'] = null;
   for (const e of events) {
+    model = field(e, 'gen_ai.request.model') ?? model;
     if (e.type === 'run.started') {
       runs++;
       running = true;
       const p = e.data?.prompt;
       currentPrompt = typeof p === 'string' ? p : null;
       promptHidden = typeof p !== 'string';
+      if (firstPrompt === null && typeof p === 'string' && p.trim() !== '') firstPrompt = p.trim();
+    } else if (REPLIED.test(e.type) || USAGE_REPORTED.test(e.type)) {
+      // A transcript's per-response usage adds up; its cost is the session's running total.
+      const u = usageOf({ ...e, data: (e.data?.usage as Record<string, unknown> | undefined) ?? {} });
+      if (u) {
+        reported = true;
+        input += u.input;
+        output += u.output;
+      }
+      const c = e.data?.cost as { currency?: unknown; total?: unknown } | undefined;
+      if (c && typeof c.currency === 'string' && typeof c.total === 'number') cost = { currency: c.currency, total: c.total };
+    } else if (TITLED.test(e.type)) {
+      ownTitle = field(e, 'title') ?? ownTitle;
     } else if (isRunEnd(e.type)) {
       running = false;
       const u = e.type === 'run.finished' || e.type === 'run.failed' ? usageOf(e) : null;
@@ -58,14 +90,24 @@ export function sessionFacts(events: readonly AepEvent[]): SessionFacts {
         input += u.input;
         output += u.output;
       }
-    } else if (e.type === 'session.ended') running = false;
+    } else if (e.type === 'session.ended' || INTERRUPTED.test(e.type)) running = false;
   }
   return {
     currentPrompt: running ? currentPrompt : null,
     promptHidden: running && promptHidden,
     runs,
     usage: reported ? { input, output } : null,
+    title: ownTitle ?? firstPrompt,
+    model,
+    cost,
   };
+}
+
+/** A cost in its currency: $0.0123 → "$0.012", 12.5 → "$12.50". */
+export function formatCost(cost: { readonly currency: string; readonly total: number }): string {
+  const digits = cost.total < 1 ? 3 : 2;
+  const amount = cost.total.toFixed(digits);
+  return cost.currency === 'USD' ? `$${amount}` : `${amount} ${cost.currency}`;
 }
 
 /** Short token display: 1,234 → "1.2k". */

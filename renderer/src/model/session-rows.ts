@@ -13,6 +13,9 @@ export interface RosterView {
   accepts(session: string): readonly string[];
 }
 
+/** A turn the user interrupted in the agent's own UI (read from its transcript): the agent is idle again. */
+const INTERRUPTED = /^x\.[a-z0-9_-]+\.run\.interrupted$/;
+
 /** What a session is doing, derived from its stream. */
 export type SessionPhase = 'working' | 'waiting' | 'idle' | 'ended';
 
@@ -49,7 +52,7 @@ export function streamState(events: readonly AepEvent[]): { phase: SessionPhase 
     else if (phase === 'ended') continue;
     else if (t === 'session.started') phase = 'idle';
     else if (t === 'run.started') phase = 'working';
-    else if (isRunEnd(t)) phase = 'idle';
+    else if (isRunEnd(t) || INTERRUPTED.test(t)) phase = 'idle';
     if (t === 'attention.requested') open.add(e.id);
     else if ((t === 'attention.answered' || t === 'attention.resolved' || t === 'attention.timeout') && e.subject) open.delete(e.subject);
   }

@@ -8,6 +8,7 @@ import { attentionOutcome } from './attention-items';
 import { settle } from './command-settlement';
 import { INPUT_EVENT, isSendInput, settleInput } from './input-items';
 import { dataNumber, dataString, isDelivered, isDropped, isInstruct, isRunEnd, toolCallId, toolName } from './event-types';
+import { toolCommand, unwrapShell } from './shell-command';
 
 /** Changes to a session's queue: Stop's hold and its end, edits and reorders (launched and hook path). */
 const QUEUE_CHANGE = /^x\.[a-z0-9-]+\.(?:input|instruction)\.(queue_paused|queue_resumed|edited|reordered)$/;
@@ -34,7 +35,7 @@ export type Tone = 'ok' | 'warn' | 'bad' | 'pending' | 'neutral' | 'accent';
 export interface TimelineRow {
   readonly key: string;
   readonly category: Category;
-  readonly kind: 'prompt' | 'run-end' | 'tool' | 'attention' | 'instruction' | 'session' | 'other';
+  readonly kind: 'prompt' | 'reply' | 'run-end' | 'tool' | 'attention' | 'instruction' | 'session' | 'other';
   readonly time: string;
   readonly seq: number | undefined;
   title: string;
@@ -45,6 +46,8 @@ export interface TimelineRow {
   readonly turn: number;
   /** The row's content was left out by the capture level (said once, above the timeline). */
   uncaptured: boolean;
+  /** Protocol plumbing (usage updates, acks, status pings): shown only with the details toggle. */
+  plumbing: boolean;
 }
 
 /** One prompt turn (run) of the timeline. */
@@ -55,6 +58,8 @@ export interface TurnInfo {
   rows: number;
   tools: number;
   ended: boolean;
+  /** Tokens the turn used, where a source reported them (per response, or a running total). */
+  tokens: { input: number; output: number } | null;
 }
 
 /** Short display of a duration in milliseconds. */
@@ -76,12 +81,47 @@ function oneLine(value: unknown, max = 160): string {
 function argsSummary(e: AepEvent): string {
   const args = (e.data?.args ?? e.data?.args_redacted) as Record<string, unknown> | undefined;
   if (args && typeof args === 'object') {
-    for (const k of ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'query', 'description']) {
+    for (const k of ['file_path', 'path', 'pattern', 'url', 'query', 'description']) {
       if (typeof args[k] === 'string') return oneLine(args[k]);
     }
-    return oneLine(args);
+    return Object.keys(args).length === 0 ? '' : oneLine(args);
   }
   return dataString(e, 'args_digest') ? NOT_CAPTURED : '';
+}
+
+/** A tool row's title: what it did (the command, without its shell wrapper), else the tool's name. */
+function toolTitle(e: AepEvent): string {
+  const command = toolCommand(e);
+  return command !== undefined ? `$ ${oneLine(command, 120)}` : toolName(e);
+}
+
+/** The detail beside a tool's title: the tool's name when the title is its command (unless it says the same), else its arguments. */
+function toolDetail(e: AepEvent): string {
+  const command = toolCommand(e);
+  if (command === undefined) return argsSummary(e);
+  const name = toolName(e);
+  return name === command || unwrapShell(name) === command ? '' : name;
+}
+
+/** Usage updates, acks and status pings: plumbing, shown only with the details toggle. */
+const PLUMBING = /^(x\.[a-z0-9_-]+\.(usage\.(updated|reported)|session\.info\.update|tool_call\.update|plan\.updated|input\.(sent|received|admitted|settled))|progress\.status|agent\.heartbeat|control\.accepted)$/;
+
+/** True for an event that is plumbing whatever its data. */
+function isPlumbing(e: AepEvent): boolean {
+  if (PLUMBING.test(e.type)) return true;
+  if (e.type === 'control.cancel' && e.data?.scope === 'run') return true;
+  return e.type === 'delegation.subagent.stopped' && (e.data === undefined || Object.keys(e.data).filter((k) => k !== 'agent_id' && k !== 'subagent').length === 0);
+}
+
+/** The tokens an event reports: per response (added up) or as a running total (kept). */
+function usageOf(e: AepEvent): { input: number; output: number; total: boolean } | null {
+  const u = (e.data?.usage ?? e.data) as Record<string, unknown> | undefined;
+  if (!u || typeof u !== 'object') return null;
+  const input = typeof u['gen_ai.usage.input_tokens'] === 'number' ? (u['gen_ai.usage.input_tokens'] as number) : 0;
+  const output = typeof u['gen_ai.usage.output_tokens'] === 'number' ? (u['gen_ai.usage.output_tokens'] as number) : 0;
+  if (input === 0 && output === 0) return null;
+  // ACP usage updates and a run's own usage are the turn's running totals; transcript responses add up.
+  return { input, output, total: e.type.endsWith('.usage.updated') || e.type.startsWith('run.') };
 }
 
 /** Marks content the capture level left out; the timeline says so once, not per row. */
@@ -89,7 +129,7 @@ const NOT_CAPTURED = '\u0000not-captured';
 
 function row(e: AepEvent, category: Category, kind: TimelineRow['kind'], title: string, detail = '', status: TimelineRow['status'] = null, turn = 0): TimelineRow {
   const uncaptured = detail === NOT_CAPTURED;
-  return { key: `${e.source}\n${e.id}`, category, kind, time: e.time, seq: e.seq, title, detail: uncaptured ? '' : detail, status, events: [e], turn, uncaptured };
+  return { key: `${e.source}\n${e.id}`, category, kind, time: e.time, seq: e.seq, title, detail: uncaptured ? '' : detail, status, events: [e], turn, uncaptured, plumbing: isPlumbing(e) };
 }
 
 function instructionStatus(r: TimelineRow): TimelineRow['status'] {
@@ -116,7 +156,7 @@ function instructionStatus(r: TimelineRow): TimelineRow['status'] {
 export class TimelineBuilder {
   rows: TimelineRow[] = [];
   counts: Record<Category, number> = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
-  turns: TurnInfo[] = [{ turn: 0, promptKey: null, rows: 0, tools: 0, ended: false }];
+  turns: TurnInfo[] = [{ turn: 0, promptKey: null, rows: 0, tools: 0, ended: false, tokens: null }];
   /** Rows whose content the capture level left out. */
   uncaptured = 0;
   /** The capture levels those rows carried. */
@@ -130,6 +170,8 @@ export class TimelineBuilder {
   private respondToAttention = new Map<string, TimelineRow>();
   private openPrompt: TimelineRow | null = null;
   private inputs = new Map<string, TimelineRow>();
+  /** The prompt text of each run started by an input the companion sent (a launch's first prompt). */
+  private promptsByInput = new Map<string, string>();
 
   /** Brings the rows up to date with the log; true when anything changed. */
   update(log: { readonly events: readonly AepEvent[]; readonly reorders: number }): boolean {
@@ -147,7 +189,7 @@ export class TimelineBuilder {
   private reset(): void {
     this.rows = [];
     this.counts = { runs: 0, tools: 0, attention: 0, steering: 0, session: 0, other: 0 };
-    this.turns = [{ turn: 0, promptKey: null, rows: 0, tools: 0, ended: false }];
+    this.turns = [{ turn: 0, promptKey: null, rows: 0, tools: 0, ended: false, tokens: null }];
     this.uncaptured = 0;
     this.uncapturedLevels = new Set();
     this.processed = 0;
@@ -158,13 +200,16 @@ export class TimelineBuilder {
     this.respondToAttention.clear();
     this.openPrompt = null;
     this.inputs.clear();
+    this.promptsByInput.clear();
   }
 
-  private push(r: TimelineRow): void {
+  private push(r: TimelineRow, at = this.rows.length): void {
     const turn = this.turns[this.turns.length - 1];
     (r as { turn: number }).turn = turn.turn;
-    this.rows.push(r);
-    this.counts[r.category]++;
+    if (at < this.rows.length) this.rows.splice(at, 0, r);
+    else this.rows.push(r);
+    // Plumbing rows are counted by the details toggle, not by their category.
+    if (!r.plumbing) this.counts[r.category]++;
     turn.rows++;
     if (r.kind === 'tool') turn.tools++;
     if (r.uncaptured) this.noteUncaptured(r.events[0]);
@@ -175,11 +220,35 @@ export class TimelineBuilder {
     this.uncapturedLevels.add(e.capture ?? 'metadata');
   }
 
+  /**
+   * Where a reply of `run` goes: before that run's end row when the reply was read after the hook
+   * that ended it (only plumbing rows between), else at the end.
+   */
+  private endOfRun(run: string | undefined): number {
+    if (run === undefined) return this.rows.length;
+    for (let i = this.rows.length - 1; i >= 0 && i >= this.rows.length - 64; i--) {
+      const r = this.rows[i];
+      if (r.kind === 'run-end') return r.events[0].run === run ? i : this.rows.length;
+      if (!r.plumbing) return this.rows.length;
+    }
+    return this.rows.length;
+  }
+
+  /** Adds an event's token usage to its turn. */
+  private count(e: AepEvent): void {
+    const u = usageOf(e);
+    if (u === null) return;
+    const turn = this.turns[this.turns.length - 1];
+    if (u.total || turn.tokens === null) turn.tokens = { input: u.input, output: u.output };
+    else turn.tokens = { input: turn.tokens.input + u.input, output: turn.tokens.output + u.output };
+  }
+
   /** Folds one event into the rows. */
   private consume(e: AepEvent): void {
     const t = e.type;
+    if (t !== 'run.started') this.count(e);
     if (t === 'tool.requested') {
-      const r = row(e, 'tools', 'tool', toolName(e), argsSummary(e), { tone: 'pending', label: 'running' });
+      const r = row(e, 'tools', 'tool', toolTitle(e), toolDetail(e), { tone: 'pending', label: 'running' });
       this.push(r);
       const id = toolCallId(e);
       if (id) this.toolsById.set(id, r);
@@ -195,7 +264,7 @@ export class TimelineBuilder {
       let r = id ? this.toolsById.get(id) : this.toolsByName.get(toolName(e))?.shift();
       if (id) this.toolsById.delete(id);
       if (!r) {
-        r = row(e, 'tools', 'tool', toolName(e), argsSummary(e));
+        r = row(e, 'tools', 'tool', toolTitle(e), toolDetail(e));
         this.push(r);
       } else r.events.push(e);
       if (t === 'tool.completed') {
@@ -239,8 +308,10 @@ export class TimelineBuilder {
     if (e.cause && ((this.inputs.has(e.cause) && (t === 'control.accepted' || t === 'control.rejected')) || INPUT_EVENT.test(t))) {
       let r = this.inputs.get(e.cause);
       if (!r) {
-        // An input the companion sent itself (a launch's first prompt): one row for its lifecycle.
-        r = row(e, 'steering', 'instruction', 'Message', 'the first prompt, sent with the launch', null);
+        // An input the companion sent itself (a launch's first prompt): its lifecycle, beside its Prompt row.
+        const text = this.promptsByInput.get(e.cause);
+        r = row(e, 'steering', 'instruction', 'Launch prompt', text !== undefined ? oneLine(text) : 'sent with the launch', null);
+        r.plumbing = true;
         this.push(r);
         this.inputs.set(e.cause, r);
         const first = settleInput([e], null);
@@ -291,7 +362,14 @@ export class TimelineBuilder {
     if (t === 'run.started') {
       const prompt = dataString(e, 'prompt');
       const r = row(e, 'runs', 'prompt', 'Prompt', prompt !== undefined ? oneLine(prompt, 240) : NOT_CAPTURED, { tone: 'pending', label: 'running' });
-      this.turns.push({ turn: this.turns.length, promptKey: r.key, rows: 0, tools: 0, ended: false });
+      if (e.cause !== undefined && prompt !== undefined) {
+        this.promptsByInput.set(e.cause, prompt);
+        const launch = this.inputs.get(e.cause);
+        if (launch !== undefined && launch.title === 'Launch prompt') launch.detail = oneLine(prompt);
+      }
+      this.turns.push({ turn: this.turns.length, promptKey: r.key, rows: 0, tools: 0, ended: false, tokens: null });
+      // The run's own usage is a total for this turn; usage counted before the prompt stays with the turn before.
+      this.count(e);
       this.openPrompt = r;
       this.push(r);
       return;
@@ -305,6 +383,25 @@ export class TimelineBuilder {
         this.openPrompt = null;
       }
       this.push(row(e, 'runs', 'run-end', label, oneLine(dataString(e, 'summary') ?? ''), { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: d || t.slice(4) }));
+      return;
+    }
+    if (/^x\.[a-z0-9_-]+\.message\.replied$/.test(t)) {
+      const text = dataString(e, 'text');
+      this.push(row(e, 'runs', 'reply', 'Reply', text !== undefined ? oneLine(text, 240) : NOT_CAPTURED), this.endOfRun(e.run));
+      return;
+    }
+    if (/^x\.[a-z0-9_-]+\.run\.interrupted$/.test(t)) {
+      // The user stopped the turn in the agent's own UI: no hook says so, the transcript does.
+      this.turns[this.turns.length - 1].ended = true;
+      if (this.openPrompt) {
+        this.openPrompt.status = { tone: 'warn', label: 'interrupted' };
+        this.openPrompt = null;
+      }
+      this.push(row(e, 'runs', 'run-end', 'Interrupted', 'by the user', { tone: 'warn', label: 'interrupted' }));
+      return;
+    }
+    if (/^x\.[a-z0-9_-]+\.session\.titled$/.test(t)) {
+      this.push(row(e, 'session', 'session', 'Session titled', oneLine(dataString(e, 'title') ?? '')));
       return;
     }
     if (t.startsWith('session.')) {

@@ -7,6 +7,7 @@
 import { diffLines } from 'diff';
 import type { AepEvent } from '../../../common/aep/envelope';
 import { toolName } from './event-types';
+import { toolCommand } from './shell-command';
 import type { TimelineRow } from './timeline';
 
 /** One thing to show. */
@@ -62,9 +63,8 @@ function commandText(args: Obj | null): string | undefined {
   return undefined;
 }
 
-function shellPieces(args: Obj | null, result: unknown): ContentPiece[] {
+function shellPieces(command: string | undefined, result: unknown): ContentPiece[] {
   const out: ContentPiece[] = [];
-  const command = commandText(args);
   if (command !== undefined) out.push({ kind: 'terminal', label: 'Command', text: `$ ${command}` });
   if (typeof result === 'string') {
     const parsed = asObj(result);
@@ -117,7 +117,8 @@ export function toolPieces(row: TimelineRow): ContentPiece[] {
   const args = argsOf(requested);
   const result = resultOf(ended);
   let pieces: ContentPiece[] = [];
-  if (SHELL.test(name) || (commandText(args) !== undefined && !EDIT.test(name))) pieces = shellPieces(args, result);
+  const command = toolCommand(requested) ?? commandText(args);
+  if (SHELL.test(name) || (command !== undefined && !EDIT.test(name))) pieces = shellPieces(command, result);
   else if (EDIT.test(name) || MULTI_EDIT.test(name) || WRITE.test(name)) pieces = editPieces(name, args, result);
   else if (READ.test(name)) pieces = readPieces(args, result);
   else {
@@ -136,6 +137,10 @@ export function rowPieces(row: TimelineRow): ContentPiece[] {
   if (row.kind === 'prompt') {
     const prompt = first.data?.prompt;
     return typeof prompt === 'string' ? [{ kind: 'text', label: 'Prompt', text: prompt }] : [];
+  }
+  if (row.kind === 'reply') {
+    const text = first.data?.text;
+    return typeof text === 'string' ? [{ kind: 'text', label: 'Reply', text }] : [];
   }
   if (row.kind === 'instruction') {
     const text = first.data?.text;

@@ -7,6 +7,7 @@ import { EventStore } from '../../../main/core/store/event-store';
 import { openDb } from '../../../main/core/store/open-db';
 import { RetentionSweeper, type RetentionPolicy } from '../../../main/core/store/retention';
 import { SessionsRepo } from '../../../main/core/store/sessions-repo';
+import { sqlitePositions } from '../../../main/core/store/transcript-positions';
 import { event, items, tempDir } from './temp-db';
 
 const DAY = 86_400_000;
@@ -86,9 +87,14 @@ describe('retention', () => {
           ),
         ),
       );
+    const positions = sqlitePositions(db);
+    for (const s of ['ended-old', 'active']) positions.set('claude-code', s, { path: `/h/.claude/projects/p/${s}.jsonl`, ino: 1, offset: 10 });
     const removed = await new RetentionSweeper(db, { chunk: 2 }).sweep(policy, NOW);
     expect(removed.sessions).toBe(2);
     expect(removed.events).toBe(10);
+    // A forgotten session's transcript position goes with it.
+    expect(positions.get('claude-code', 'ended-old')).toBeUndefined();
+    expect(positions.get('claude-code', 'active')?.offset).toBe(10);
     const left = (
       db.prepare('SELECT session FROM sessions ORDER BY session').all() as { session: string }[]
     ).map((r) => r.session);

@@ -15,6 +15,7 @@ import { commitJournalMigration } from './0130-commit-journal';
 import { intakeMarksMigration } from './0140-intake-marks';
 import { queuePausesMigration } from './0170-queue-pauses';
 import { openhandsCursorsMigration } from './0190-openhands-cursors';
+import { transcriptPositionsMigration } from './0200-transcript-positions';
 
 export type { Migration } from './migration';
 
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   intakeMarksMigration,
   queuePausesMigration,
   openhandsCursorsMigration,
+  transcriptPositionsMigration,
 ];

@@ -101,6 +101,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
   const launched = store.launched.get(id);
   const cline = !launched && s?.vendor === 'cline';
   const openhands = !launched && s?.agent === 'openhands' && s.vendor === null;
+  const agentName = s?.vendor ? VENDOR_NAMES[s.vendor] : launched && isVendorId(launched.agent) ? VENDOR_NAMES[launched.agent] : (launched?.agent ?? s?.agent ?? 'Session');
   const exhausted = store.exhausted.get(id);
   return (
     <div
@@ -118,7 +119,12 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
         </a>
         <div className="session-title">
           <h1 className="view-title">
-            {s?.vendor ? VENDOR_NAMES[s.vendor] : launched && isVendorId(launched.agent) ? VENDOR_NAMES[launched.agent] : (launched?.agent ?? s?.agent ?? 'Session')}
+            {summaryRow?.facts.title ? (
+              <span className="session-heading" title={summaryRow.facts.title} data-testid="session-heading">
+                {summaryRow.facts.title}
+              </span>
+            ) : null}
+            {summaryRow?.facts.title ? <span className="session-cwd">{agentName}</span> : agentName}
             <span className="session-cwd mono" title={s?.cwd ?? undefined}>{s?.cwd ?? ''}</span>
           </h1>
           <p className="view-sub">

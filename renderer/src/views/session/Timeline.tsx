@@ -6,6 +6,7 @@
  */
 import { useMemo, useState } from 'react';
 import { CATEGORIES, CATEGORY_NAMES, type Category, type TimelineRow, type TurnInfo } from '../../model/timeline';
+import { formatTokens } from '../../model/session-facts';
 import { Badge } from '../../ui/Badge';
 import { clockTime } from '../../ui/format';
 import { VirtualList } from '../../ui/VirtualList';
@@ -14,6 +15,7 @@ const ROW_HEIGHT = 40;
 
 const KIND_ICON: Record<TimelineRow['kind'], string> = {
   prompt: '›',
+  reply: '‹',
   'run-end': '■',
   tool: '⚙',
   attention: '!',
@@ -21,6 +23,11 @@ const KIND_ICON: Record<TimelineRow['kind'], string> = {
   session: '◆',
   other: '·',
 };
+
+/** A turn's tokens in a few characters: "1.2k tokens". */
+function tokenCount(t: { input: number; output: number } | null): string {
+  return t === null ? '' : `${formatTokens(t.input + t.output)} tokens`;
+}
 
 /** Props of the timeline. */
 export interface TimelineProps {
@@ -45,10 +52,15 @@ export function Timeline(props: TimelineProps) {
   const [hidden, setHidden] = useState<ReadonlySet<Category>>(new Set());
   const [allCollapsed, setAllCollapsed] = useState(false);
   const [flipped, setFlipped] = useState<ReadonlySet<number>>(new Set());
+  const [details, setDetails] = useState(false);
   const isCollapsed = (turn: number) => turn > 0 && allCollapsed !== flipped.has(turn);
+  const plumbing = useMemo(() => rows.reduce((n, r) => n + (r.plumbing ? 1 : 0), 0), [rows, version]);
   const shown = useMemo(
-    () => (hidden.size === 0 && !allCollapsed && flipped.size === 0 ? rows : rows.filter((r) => !hidden.has(r.category) && (r.kind === 'prompt' || !isCollapsed(r.turn)))),
-    [rows, hidden, allCollapsed, flipped, version],
+    () =>
+      hidden.size === 0 && !allCollapsed && flipped.size === 0 && (details || plumbing === 0)
+        ? rows
+        : rows.filter((r) => (details || !r.plumbing) && !hidden.has(r.category) && (r.kind === 'prompt' || !isCollapsed(r.turn))),
+    [rows, hidden, allCollapsed, flipped, details, plumbing, version],
   );
   const selected = cursorKey ? shown.findIndex((r) => r.key === cursorKey) : -1;
   const realTurns = turns.length - 1;
@@ -84,6 +96,11 @@ export function Timeline(props: TimelineProps) {
         {hidden.size > 0 ? (
           <button type="button" className="chip chip-reset" onClick={() => setHidden(new Set())}>
             Show all
+          </button>
+        ) : null}
+        {plumbing > 0 ? (
+          <button type="button" className="chip" aria-pressed={details} onClick={() => setDetails(!details)} data-testid="toggle-details" title="Usage updates, acknowledgements and status pings">
+            Protocol details <span className="chip-count">{plumbing.toLocaleString('en-US')}</span>
           </button>
         ) : null}
         {realTurns > 0 ? (
@@ -159,13 +176,17 @@ export function Timeline(props: TimelineProps) {
               <span className={`tl-icon tl-icon-${r.category}`} aria-hidden="true">
                 {r.kind === 'prompt' ? (isCollapsed(r.turn) ? '▸' : '▾') : KIND_ICON[r.kind]}
               </span>
-              <span className="tl-title">{r.kind === 'prompt' ? `Turn ${r.turn}` : r.title}</span>
+              <span className="tl-title" title={r.kind === 'tool' ? r.title : undefined}>{r.kind === 'prompt' ? `Turn ${r.turn}` : r.title}</span>
               <span className="tl-detail" title={r.detail}>
                 {r.detail || (r.uncaptured ? <span className="muted">—</span> : null)}
               </span>
               {r.kind === 'prompt' && turns[r.turn] ? (
-                <span className="tl-turn-facts small">
+                <span
+                  className="tl-turn-facts small"
+                  title={turns[r.turn].tokens ? `${turns[r.turn].tokens!.input.toLocaleString('en-US')} input and ${turns[r.turn].tokens!.output.toLocaleString('en-US')} output tokens` : undefined}
+                >
                   {turns[r.turn].tools} tool{turns[r.turn].tools === 1 ? '' : 's'}
+                  {turns[r.turn].tokens ? ` · ${tokenCount(turns[r.turn].tokens)}` : ''}
                   {isCollapsed(r.turn) ? ` · ${turns[r.turn].rows - 1} rows hidden` : ''}
                 </span>
               ) : null}

@@ -1,7 +1,7 @@
 /** The live list of sessions across vendors. */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { VENDOR_NAMES } from '../../../../common/vendors';
-import { formatTokens } from '../../model/session-facts';
+import { formatCost, formatTokens } from '../../model/session-facts';
 import { type SessionPhase, type SessionRow } from '../../model/session-rows';
 import { useNow } from '../../ui/use-now';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
@@ -31,6 +31,12 @@ function SessionWork({ row, now }: { row: SessionRow; now: number }) {
         <span data-testid="token-usage" title={`${count(row.facts.usage.input)} input and ${count(row.facts.usage.output)} output tokens, as the agent reported`}>
           {' · '}
           {formatTokens(row.facts.usage.input + row.facts.usage.output)} tokens
+        </span>
+      ) : null}
+      {row.facts.cost ? (
+        <span data-testid="session-cost" title="The cost the agent computed for this session">
+          {' · '}
+          {formatCost(row.facts.cost)}
         </span>
       ) : null}
     </span>
@@ -91,7 +97,7 @@ export function SessionsView() {
   const shown = rows.filter(
     (r) =>
       (show === 'all' || r.phase !== 'ended') &&
-      (!q || [r.summary.session, r.summary.cwd ?? '', r.summary.vendor ?? '', r.summary.agent].some((f) => f.toLowerCase().includes(q))),
+      (!q || [r.summary.session, r.summary.cwd ?? '', r.summary.vendor ?? '', r.summary.agent, r.facts.title ?? ''].some((f) => f.toLowerCase().includes(q))),
   );
   const counts = rows.reduce<Record<SessionPhase, number>>((acc, r) => ((acc[r.phase] += 1), acc), { working: 0, waiting: 0, idle: 0, ended: 0 });
 
@@ -145,7 +151,7 @@ export function SessionsView() {
           </p>
         </div>
         <div className="toolbar">
-          <input className="input input-search" type="search" placeholder="Filter by project, vendor or id" aria-label="Filter sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
+          <input className="input input-search" type="search" placeholder="Filter by title, project or id" aria-label="Filter sessions" value={query} onChange={(e) => setQuery(e.target.value)} />
           {newSession}
           <div className="segmented" role="group" aria-label="Which sessions">
             <button type="button" aria-pressed={show === 'live'} onClick={() => setShow('live')}>Live</button>
@@ -160,7 +166,7 @@ export function SessionsView() {
           <table className="table sessions-table" aria-label="Sessions">
             <thead>
               <tr>
-                <th scope="col">Agent</th>
+                <th scope="col">Session</th>
                 <th scope="col">Project</th>
                 <th scope="col">State</th>
                 <th scope="col">Last activity</th>
@@ -179,13 +185,22 @@ export function SessionsView() {
                   onClick={() => open(r.summary.session)}
                 >
                   <td>
-                    <a className="cell-main" href={`#/sessions/${encodeURIComponent(r.summary.session)}`} data-session-link={r.summary.session} onClick={(e) => {
+                    <a className="cell-main session-name" title={r.facts.title ?? undefined} data-testid="session-title" href={`#/sessions/${encodeURIComponent(r.summary.session)}`} data-session-link={r.summary.session} onClick={(e) => {
                       e.stopPropagation();
                       lastOpened = r.summary.session;
                     }}>
-                      {r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent}
+                      {r.facts.title ?? (r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent)}
                     </a>
-                    <div className="cell-sub mono" title={r.summary.session}>{r.summary.session.slice(0, 13)}</div>
+                    <div className="cell-sub" title={r.summary.session}>
+                      {r.facts.title ? `${r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent} · ` : ''}
+                      {r.facts.model ? (
+                        <>
+                          <span className="mono" data-testid="session-model" title="The model the agent reported">{r.facts.model}</span>
+                          {' · '}
+                        </>
+                      ) : null}
+                      <span className="mono">{r.summary.session.slice(0, 13)}</span>
+                    </div>
                     <LaunchBadge launched={store.launched.has(r.summary.session)} />
                   </td>
                   <td>
@@ -210,7 +225,10 @@ export function SessionsView() {
                   <td data-testid="session-work">
                     <SessionWork row={r} now={now} />
                   </td>
-                  <td className="num">{count(r.summary.eventCount)}</td>
+                  <td className="num session-events">
+                    {count(r.summary.eventCount)}
+                    <span className="narrow-only"> events</span>
+                  </td>
                 </tr>
               ))}
             </tbody>

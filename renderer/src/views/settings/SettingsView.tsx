@@ -125,6 +125,9 @@ export function SettingsView() {
             ))}
           </select>
         </Row>
+        <Row label="Read agent transcripts" help="For sessions seen through hooks: read the transcript file the hook names (only inside the agent's own session folder, such as ~/.claude/projects) to show the agent's replies, interrupts, errors, model and token use. Applies at once.">
+          <input type="checkbox" className="toggle" checked={settings['features.transcripts']} onChange={(e) => void save({ 'features.transcripts': e.target.checked }, 'Read agent transcripts')} aria-label="Read agent transcripts" />
+        </Row>
       </section>
 
       <section className="card settings-group" aria-labelledby="s-retention" data-testid="settings-retention">
