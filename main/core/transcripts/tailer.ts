@@ -14,6 +14,9 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import type { VendorId } from '../../../common/vendors';
 import type { Logger } from '../logger';
 import type { ParserState, TranscriptFact, TranscriptFormat } from './facts';
+import type { PositionStore, TailPosition } from '../store/transcript-positions';
+
+export type { PositionStore, TailPosition };
 
 /** Bounds of the tailer; every one keeps a pathological file from costing more than it. */
 export interface TailerLimits {
@@ -36,20 +39,6 @@ export const DEFAULT_TAILER_LIMITS: TailerLimits = {
   maxFiles: 1_000,
   maxRefused: 1_000,
 };
-
-/** Where a session's transcript was read up to. */
-export interface TailPosition {
-  readonly path: string;
-  readonly ino: number;
-  /** The byte offset after the last complete line read. */
-  readonly offset: number;
-}
-
-/** Durable positions (the daemon keeps them in SQLite; tests may keep them in memory). */
-export interface PositionStore {
-  get(vendor: VendorId, session: string): TailPosition | undefined;
-  set(vendor: VendorId, session: string, position: TailPosition): void;
-}
 
 /** What the tailer is built from. */
 export interface TailerDeps {
