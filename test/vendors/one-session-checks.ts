@@ -1,0 +1,26 @@
+/** The checks every "one session, many sources" real-CLI test makes on a launched session with hooks installed. */
+import { expect } from 'vitest';
+import type { LaunchRig } from './launch-rig';
+
+type Json = Record<string, unknown>;
+
+/** One session row, one roster entry, one `session.started`, one emitter, and one tool event pair per call id. */
+export async function expectOneSession(rig: LaunchRig, session: string): Promise<void> {
+  const types = rig.c.types(session).join(',');
+  const sessions = await rig.d.api<Json[]>('GET', '/api/sessions');
+  expect(sessions.json.filter((s) => s.session === session), JSON.stringify(sessions.json)).toHaveLength(1);
+  const roster = await rig.c.roster();
+  const entries = (roster.entries as Json[]).filter((e) => e.session === session);
+  expect(entries, JSON.stringify(entries)).toHaveLength(1);
+  const events = rig.c.of(session);
+  expect(events.filter((e) => e.type === 'session.started'), types).toHaveLength(1);
+  expect(new Set(events.map((e) => `${String(e.agent)} ${String(e.source)}`)).size, types).toBe(1);
+  const calls = new Map<string, string[]>();
+  for (const e of events) {
+    const callId = ((e.data as Json | undefined)?.tool as Json | undefined)?.call_id;
+    if (typeof callId === 'string' && String(e.type).startsWith('tool.')) calls.set(callId, [...(calls.get(callId) ?? []), String(e.type)]);
+  }
+  expect(calls.size, types).toBeGreaterThan(0);
+  for (const [callId, seen] of calls) expect(seen.length, `${callId}: ${seen.join(',')}`).toBe(2);
+  expect(rig.c.frames.filter((f) => f.type === 'error' && /ambiguous/.test(JSON.stringify(f))), JSON.stringify(rig.c.frames)).toHaveLength(0);
+}
