@@ -32,14 +32,21 @@ describe('Claude Code launched with the user-scope hooks installed', () => {
     const session = await launchWithPrompt(rig, 'claude-code', 'Run echo one-session.');
     const first = await rig.c.waitEvent((e) => e.session === session && TERMINAL.includes(String(e.type)), 'first run end', 150_000);
     expect(first, rig.c.types(session).join(',')).toMatchObject({ type: 'run.finished' });
-    // The installed hooks fired into this daemon for this very session.
-    await rig.c.waitEvent(() => rig.d.daemon.context.db.prepare('SELECT 1 FROM sessions WHERE session = ? AND source LIKE ?').get(session, '%/session/%') !== undefined, 'a hook sighting', 30_000).catch(() => undefined);
     const text = `Follow-up ${randomUUID()}`;
     const id = rig.c.command('x.claude-code.control.send_input', session, { text, delivery: 'queue' }, { capture: 'redacted' });
     expect(await rig.c.ack(id), JSON.stringify(rig.c.frames.slice(-3))).toMatchObject({ type: 'control.accepted' });
     await stub.waitForRequest((q) => isAnthropicAgentRequest(q) && requestContains(q, text));
     const second = await rig.c.waitEvent((e) => e.cause === id && e.type === 'run.started', 'second run');
     await rig.c.waitEvent((e) => e.run === second.run && TERMINAL.includes(String(e.type)), 'second run end', 150_000);
+    // The hook path's verb, as a console showing an observed session sends it: one route, the launch host's prompt.
+    const note = `Instruct ${randomUUID()}`;
+    const instruct = rig.c.command('x.claude-code.control.instruct', session, { text: note }, { capture: 'redacted' });
+    expect(await rig.c.ack(instruct), JSON.stringify(rig.c.frames.slice(-3))).toMatchObject({ type: 'control.accepted' });
+    await stub.waitForRequest((q) => isAnthropicAgentRequest(q) && requestContains(q, note));
+    const third = await rig.c.waitEvent((e) => e.cause === instruct && e.type === 'run.started', 'third run');
+    await rig.c.waitEvent((e) => e.run === third.run && TERMINAL.includes(String(e.type)), 'third run end', 150_000);
+    expect(rig.c.of(session).filter((e) => e.cause === instruct && e.type === 'run.started')).toHaveLength(1);
+    expect(rig.c.types(session).filter((t) => /^x\.claude-code\.instruction\./.test(t)), 'the hook path delivered nothing').toEqual([]);
     await expectOneSession(rig, session);
   });
 

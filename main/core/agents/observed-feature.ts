@@ -73,7 +73,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     // Kill switch, acks, durable log, audit sink and repositories: shared with the launched transport.
     // Their clock is the injected one when a test gives it (one daemon, one clock), else wall time.
     const lease = acquireAgentPorts(ctx, options.clock);
-    const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable } = lease.ports;
+    const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable, registry } = lease.ports;
     const epochs = new EpochsRepo(ctx.db);
     // A call the intake took is handled later at the time it came: this feature's clock reads it then.
     let takenAt: number | undefined;
@@ -129,6 +129,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       vendors: VENDORS,
       // Cline is steered through its hub: its verbs are declared only while the hub can carry them.
       steeringVerbs: (vendor, session) => (vendor === 'cline' ? clineHub.verbs(session) : undefined),
+      ownedElsewhere: (session) => registry.owner(session) !== undefined,
     });
     // The daemon's own tokens are always secret values (rule b), whatever the operator configured;
     // the options are built again only when a token rotates, not per redacted string.
@@ -157,7 +158,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       redeclare: () => tracker.redeclareAll(),
       sessionEnded: (session) => tracker.ended('cline', session),
     });
-    const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log });
+    const service = new HookService({ tracker, engine, permissions, emitter, adapter: vendorAdapter, mappingContext, audit, logger: log, registry });
 
     // Plain hook calls are answered once durable and handled in batches (hook-intake.ts); an
     // in-memory database has no file to keep them in, and handles every call at once.
@@ -201,6 +202,12 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
           if (!isEmitterSession(e)) continue;
           sessions.sightedEmitter({ source: e.source, session: e.session, agent: e.agent, ended: e.type === 'session.ended', nowMs });
         }
+      }),
+    );
+    // A session another source took (the companion launched it) is not the hooks' to claim.
+    unsubscribers.push(
+      registry.onOwnerChange((session, owner) => {
+        if (owner !== undefined && isVendorId(owner.agent)) tracker.yielded(owner.agent, session);
       }),
     );
     for (const vendor of VENDORS) {

@@ -66,6 +66,11 @@ export interface LaunchedSessionDeps {
   readonly schedule: (ms: number, fire: () => void) => () => void;
   /** Persists a state change (launched_sessions). */
   readonly onState: (state: LaunchedState, reason?: string) => void;
+  /**
+   * The session registry's verdict on a tool event this session reports (sessions/registry.ts
+   * `admitOwn`): false when another source of the session already reported the same tool fact.
+   */
+  readonly admitOwn?: (event: MappedEvent) => boolean;
 }
 
 /** A launched session. */
@@ -127,7 +132,9 @@ export class LaunchedSession {
   /** Hands one session/update to the mapping. */
   update(update: AgentUpdate): void {
     if (this.ended) return;
-    const events = mapUpdate(update, this.turn, this.deps.mapping());
+    const mappedEvents = mapUpdate(update, this.turn, this.deps.mapping());
+    const admit = this.deps.admitOwn;
+    const events = admit === undefined ? mappedEvents : mappedEvents.filter((e) => admit(e));
     for (const e of events) {
       if (e.subject === undefined || e.run !== this.turn.run) continue;
       if (e.type === 'tool.requested') this.openTools.set(e.subject, this.turn.tools.get(e.subject)?.name ?? 'tool');
@@ -181,6 +188,14 @@ export class LaunchedSession {
       { type: 'attention.resolved', subject: requestId, cause: answered.id, capture: 'metadata', data: { resolution: 'answered', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) } },
     ]);
     return [answered, resolved];
+  }
+
+  /**
+   * Emits facts another source of this session saw (the session registry's merge): stamped by this
+   * session's emitter, on its ordered chain, so they are this session's events. Resolves after commit.
+   */
+  emitFacts(events: readonly MappedEvent[]): Promise<void> {
+    return this.ended ? Promise.resolve() : this.emitMapped(events);
   }
 
   /** Sends events this session produced elsewhere (acks, answers) on its ordered chain. */

@@ -11,7 +11,8 @@ import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from './vendor-emitter';
-import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
+import type { HookCall, HookReply, MappedEvent, MappingContext, VendorAdapter } from '../vendors/types';
+import type { SessionRegistry } from '../../sessions/registry';
 
 /**
  * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
@@ -42,6 +43,13 @@ export interface HookServiceDeps {
   readonly mappingContext: (permissionLoop: boolean) => MappingContext;
   readonly audit: AuditSink;
   readonly logger: Logger;
+  /**
+   * The session registry: a session another source owns (one the companion launched) gets this
+   * call's facts merged into its stream; the hook then claims nothing, holds no permission request
+   * (the vendor goes on to its own prompt, which the owner raises and answers) and carries no
+   * steering (the owner's input is the one route).
+   */
+  readonly registry?: SessionRegistry;
 }
 
 /** What `start` leaves a call's handling with. */
@@ -52,6 +60,8 @@ interface Started {
   readonly context: MappingContext;
   readonly ends: boolean;
   readonly events: AepEvent[];
+  /** The call's mapped events when another source owns the session (`events` is then empty). */
+  readonly enriching: readonly MappedEvent[] | null;
 }
 
 /** The opt-ins of a call the intake took: none (a call with one is never taken). */
@@ -127,7 +137,7 @@ export class HookService {
       const confirmed = this.confirmSession(taken);
       call = confirmed.call;
       started = this.start(vendor, confirmed, NO_OPT_INS);
-      sent = started.emitter.send(started.events);
+      sent = this.sendStarted(call.session, started);
     } catch (error) {
       this.failed(vendor, call.session, call.moment, error);
       return Promise.resolve();
@@ -157,6 +167,9 @@ export class HookService {
     const { call, fallback: unknownLane } = confirmed;
     const emitter = this.deps.emitter(vendor);
     const profile = adapter.profile;
+    const registry = this.deps.registry;
+    if (registry !== undefined && !unknownLane) registry.sighted({ session: call.session, kind: 'hooks', agent: vendor, source: sessionSource(vendor, call.session) });
+    const owned = registry?.owner(call.session) !== undefined;
     let row = tracker.sighted({
       vendor,
       session: call.session,
@@ -178,10 +191,29 @@ export class HookService {
       permissions.dismissSession(vendor, call.session);
       engine.sessionEnded(vendor, call.session);
     }
+    if (owned) return { emitter, row, loopOn, context, ends, events: [], enriching: outcome.events };
     // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
     const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
     const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
-    return { emitter, row, loopOn, context, ends, events };
+    return { emitter, row, loopOn, context, ends, events, enriching: null };
+  }
+
+  /** Sends what `start` left: the call's own events, or its facts merged into the owner's stream. */
+  private sendStarted(session: string, started: Started): Promise<void> {
+    if (started.enriching === null || this.deps.registry === undefined) return started.emitter.send(started.events);
+    return this.deps.registry.enrich(session, started.enriching).then(() => undefined);
+  }
+
+  /**
+   * Waits, for a session the hooks do not know yet, while a launch of the same agent is under way
+   * (it may be that launch's session, whose owner must speak first); null when there is nothing to wait for.
+   */
+  private launchSettled(vendor: VendorId, call: HookCall): Promise<void> | null {
+    const registry = this.deps.registry;
+    if (registry === undefined) return null;
+    const pending = registry.whenLaunched(vendor);
+    if (pending === null || registry.owner(call.session) !== undefined || this.deps.tracker.known(vendor, call.session)) return null;
+    return pending;
   }
 
   private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
@@ -196,15 +228,20 @@ export class HookService {
       const { tracker, engine, permissions } = this.deps;
       const confirmed = this.confirmSession(call);
       call = confirmed.call;
+      const launching = this.launchSettled(vendor, call);
+      if (launching !== null) await launching;
       const profile = adapter.profile;
-      const { emitter, row, loopOn, context, ends, events } = this.start(vendor, confirmed, optIns);
+      const started = this.start(vendor, confirmed, optIns);
+      const { row, loopOn, context, ends, events } = started;
       // Durable before the reply: the vendor hears back only once its events are committed. The
       // store group-commits every admit of one event-loop turn, so this costs at most one turn.
-      await emitter.send(events);
+      await this.sendStarted(call.session, started);
       if (ends) {
         tracker.ended(vendor, call.session);
         return empty;
       }
+      // Another source owns the session: the vendor goes on as if no hook had answered.
+      if (started.enriching !== null) return empty;
 
       if (adapter.isHeld(call)) {
         const request = events.find((e) => e.type === 'attention.requested');

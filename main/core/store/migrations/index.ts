@@ -13,6 +13,7 @@ import { appendIndexesMigration } from './0110-append-indexes';
 import { sessionOrderMigration } from './0120-session-order';
 import { commitJournalMigration } from './0130-commit-journal';
 import { intakeMarksMigration } from './0140-intake-marks';
+import { sessionRegistryMigration } from './0160-session-registry';
 
 export type { Migration } from './migration';
 
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   sessionOrderMigration,
   commitJournalMigration,
   intakeMarksMigration,
+  sessionRegistryMigration,
 ];
