@@ -103,11 +103,7 @@ const seenAgain = (r: SessionRow, lastSeenMs: number, lastHook: string): Session
 });
 
 const MAX_CACHED = 10_000;
-
-/**
- * The listing's filter: a row is listed unless another source owns its session (the session
- * registry, migration 0160): a session the companion sees through several sources is one row, the owner's.
- */
+/** Listed unless another source owns the session (registry, 0160): one session seen twice is one row, the owner's. */
 const NOT_MERGED = 'NOT EXISTS (SELECT 1 FROM session_registry r WHERE r.session = s.session AND r.owner = 1 AND r.source != s.source)';
 const keyOf = (source: string, session: string): string => `${source}\u0000${session}`;
 
