@@ -11,7 +11,7 @@ import type { MappedEvent } from '../agents/vendors/types';
 import { FactLedger, toolCallId } from './merge';
 import type { OwnerPort, SourceKind, SourceSighting } from './source';
 
-/** Sightings remembered as written (a later sighting of the same source skips the write); the oldest fall off. */
+/** Sessions whose sightings are held in memory; the least recently added fall off first. */
 const MAX_REMEMBERED = 50_000;
 
 /** How long a source of an agent being launched waits at most for the launch to name its session. */
@@ -45,30 +45,50 @@ const realSchedule = (ms: number, fire: () => void): (() => void) => {
 export class SessionRegistry {
   private readonly owners = new Map<string, OwnerPort>();
   private readonly ledgers = new Map<string, FactLedger>();
-  private readonly written = new Map<string, true>();
+  /** What each source kind saw of a session in this process (written once the session has an owner). */
+  private readonly seen = new Map<string, Map<SourceKind, SourceSighting & { readonly atMs: number; written: boolean }>>();
   private readonly listeners = new Set<OwnerListener>();
   private readonly launching = new Set<Launching>();
 
   constructor(private readonly deps: SessionRegistryDeps) {}
 
-  /** A source saw the session: recorded once (durably), and the owner hears of a new kind of source. */
+  /**
+   * A source saw the session. Kept in memory, and written once the session has an owner (an
+   * observed-only session costs no write on the hook path); the owner hears of a new kind of source.
+   */
   sighted(s: SourceSighting): void {
-    const key = `${s.session}\u0000${s.kind}`;
-    if (this.written.has(key)) return;
-    this.deps.repo.sighted({ ...s, nowMs: this.deps.clock() });
-    this.written.set(key, true);
-    if (this.written.size > MAX_REMEMBERED) this.written.delete(this.written.keys().next().value as string);
+    let kinds = this.seen.get(s.session);
+    const known = kinds?.get(s.kind);
     const owner = this.owners.get(s.session);
-    if (owner !== undefined && owner.kind !== s.kind) owner.joined?.(s.kind);
+    if (known !== undefined && (known.written || owner === undefined)) return;
+    if (kinds === undefined) {
+      this.seen.set(s.session, (kinds = new Map()));
+      if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
+    }
+    const entry = known ?? { ...s, atMs: this.deps.clock(), written: false };
+    kinds.set(s.kind, entry);
+    if (owner === undefined) return;
+    this.deps.repo.sighted({ ...entry, nowMs: entry.atMs });
+    entry.written = true;
+    if (owner.kind !== s.kind) owner.joined?.(s.kind);
   }
 
   /**
-   * `port` owns the session from now on (written before it returns): every other source of the
-   * session yields control to it and hands it its facts. The kinds already seen are announced.
+   * `port` owns the session from now on (written before it returns, with the sources seen so far):
+   * every other source of the session yields control to it and hands it its facts. The kinds
+   * already seen are announced.
    */
   own(session: string, port: OwnerPort): void {
-    this.deps.repo.owned({ session, kind: port.kind, agent: port.agent, source: port.source, nowMs: this.deps.clock() });
-    this.written.set(`${session}\u0000${port.kind}`, true);
+    const nowMs = this.deps.clock();
+    for (const entry of this.seen.get(session)?.values() ?? [])
+      if (!entry.written && entry.kind !== port.kind) {
+        this.deps.repo.sighted({ ...entry, nowMs: entry.atMs });
+        entry.written = true;
+      }
+    this.deps.repo.owned({ session, kind: port.kind, agent: port.agent, source: port.source, nowMs });
+    let kinds = this.seen.get(session);
+    if (kinds === undefined) this.seen.set(session, (kinds = new Map()));
+    kinds.set(port.kind, { session, kind: port.kind, agent: port.agent, source: port.source, atMs: nowMs, written: true });
     this.owners.set(session, port);
     this.ledgers.set(session, new FactLedger());
     this.notify(session, port);
@@ -93,9 +113,11 @@ export class SessionRegistry {
     return this.deps.repo.of(session).find((r) => r.owner) ?? null;
   }
 
-  /** Every stored source of the session, oldest sighting first. */
+  /** Every source of the session: those stored, then those only this process saw. */
   sources(session: string): RegistryRow[] {
-    return this.deps.repo.of(session);
+    const stored = this.deps.repo.of(session);
+    const unwritten = [...(this.seen.get(session)?.values() ?? [])].filter((e) => !stored.some((r) => r.kind === e.kind));
+    return [...stored, ...unwritten.map((e) => ({ session, kind: e.kind, agent: e.agent, source: e.source, owner: false, firstSeenMs: e.atMs, ownedAtMs: null }))];
   }
 
   /** Listens to owner changes; returns the removal. */

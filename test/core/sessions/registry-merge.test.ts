@@ -118,7 +118,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('ownership across restarts', () => {
-  it('the stored owner is the last to take the session, the sources are every kind seen, and a restart keeps both but no live owner', () => {
+  it('the stored owner is the last to take the session, every source of an owned session is stored, and a restart keeps them but no live owner', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 25 }), (ops) => {
         const { file, db: first } = tempDb();
@@ -126,17 +126,22 @@ describe('ownership across restarts', () => {
         let registry = registryOn(db);
         const session = 'sess-1';
         let storedOwner: string | null = null;
-        const kinds = new Set<string>();
+        // Sightings are written once the session has an owner; before that only this process knows them.
+        const stored = new Set<string>();
+        let inMemory = new Set<string>();
         let live: OwnerPort | undefined;
         for (const o of ops) {
           if (o.op === 'sighted') {
             registry.sighted({ session, kind: o.kind, agent: 'claude-code', source: `aep://localhost/${o.kind}` });
-            kinds.add(o.kind);
+            inMemory.add(o.kind);
+            if (live !== undefined) stored.add(o.kind);
           } else if (o.op === 'own') {
             live = { kind: o.kind, agent: 'claude-code', source: `aep://localhost/${o.kind}`, currentRun: () => null, emit: async () => undefined };
             registry.own(session, live);
             storedOwner = o.kind;
-            kinds.add(o.kind);
+            for (const k of inMemory) stored.add(k);
+            stored.add(o.kind);
+            inMemory.add(o.kind);
           } else if (o.op === 'disown') {
             if (live !== undefined) registry.disown(session, live);
             live = undefined;
@@ -146,9 +151,11 @@ describe('ownership across restarts', () => {
             db = openDb(file);
             registry = registryOn(db);
             live = undefined;
+            inMemory = new Set();
           }
           expect(registry.storedOwner(session)?.kind ?? null).toBe(storedOwner);
-          expect(new Set(registry.sources(session).map((r) => r.kind))).toEqual(kinds);
+          expect(new Set(registry.sources(session).map((r) => r.kind))).toEqual(new Set([...stored, ...inMemory]));
+          expect(new Set(db.prepare('SELECT kind FROM session_registry WHERE session = ?').all(session).map((r) => (r as { kind: string }).kind))).toEqual(stored);
           expect(registry.sources(session).filter((r) => r.owner).length).toBe(storedOwner === null ? 0 : 1);
           expect(registry.owner(session)).toBe(live);
         }
