@@ -24,11 +24,11 @@ afterEach(async () => {
   d = undefined;
 });
 
-async function launched(dataDir?: string): Promise<{ d: AgentsDaemon; c: Consumer; session: string }> {
+async function launched(dataDir?: string, turnDelayMs = 50): Promise<{ d: AgentsDaemon; c: Consumer; session: string }> {
   d = await startAgentsDaemon({}, dataDir);
   if (dataDir === undefined) dirs.push(d.dataDir);
   d.daemon.context.settings.set({ 'features.steering': true });
-  d.mock('claude-code', '--turn-delay=50');
+  d.mock('claude-code', `--turn-delay=${turnDelayMs}`);
   c = await Consumer.connect(d.url, d.daemon.tokens.operator);
   const cwd = mkdtempSync(join(tmpdir(), 'aep-launch-cwd-'));
   const res = await d.api<Json>('POST', '/api/launch', { agent: 'claude-code', cwd });
@@ -74,6 +74,19 @@ describe('a launched session the user\'s hooks see too', () => {
     await consumer.waitEvent((e) => e.run === run.run && e.type === 'run.finished', 'its run end');
     expect((await hook(daemon, ccPayload('UserPromptSubmit', session, { prompt: 'next' }))).json).toEqual({});
     expect(consumer.types(session).filter((t) => t.includes('.instruction.'))).toEqual([]);
+  });
+
+  it('Stop reaches the launch host: the running turn is cancelled, cause-linked, with the hooks installed', async () => {
+    const { d: daemon, c: consumer, session } = await launched(undefined, 60_000);
+    await hook(daemon, ccPayload('SessionStart', session, { source: 'startup' }));
+    const prompt = consumer.command('x.claude-code.control.send_input', session, { text: 'a long turn', delivery: 'queue' }, { capture: 'redacted' });
+    expect(await consumer.ack(prompt)).toMatchObject({ type: 'control.accepted' });
+    await consumer.waitEvent((e) => e.cause === prompt && e.type === 'run.started', 'the turn');
+    await hook(daemon, ccPayload('UserPromptSubmit', session, { prompt: 'a long turn' }));
+    const stop = consumer.command('control.cancel', session, { scope: 'run' });
+    expect(await consumer.ack(stop)).toMatchObject({ type: 'control.accepted' });
+    await consumer.waitEvent((e) => e.session === session && e.type === 'run.cancelled' && e.cause === stop, 'run.cancelled caused by the Stop');
+    expect(consumer.frames.filter((f) => f.type === 'error')).toEqual([]);
   });
 
   it('keeps its owner across a restart: one row still, and the hooks of the now unowned session speak for it on their own', async () => {
