@@ -19,7 +19,7 @@ const nodePatterns = {
  * A rule per folder and depth repeats the Electron ban, because a later `no-restricted-imports`
  * replaces an earlier one for the same files.
  */
-const top = ['aep', 'store', 'relay', 'server', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features', 'gc-tuning'];
+const top = ['aep', 'store', 'relay', 'server', 'sessions', 'agents', 'api', 'installer', 'daemon', 'daemon-context', 'features', 'gc-tuning'];
 const above = (...allowed) => top.filter((f) => !allowed.includes(f));
 const coreLayers = {
   aep: above('aep'),
@@ -29,8 +29,10 @@ const coreLayers = {
   installer: ['relay', 'server', 'api', 'agents/observed', 'agents/steering', 'agents/launched', 'daemon', 'daemon-context', 'features'],
   'agents/vendors': [...above('aep', 'agents'), 'agents/steering', 'agents/observed', 'agents/launched'],
   'agents/steering': [...above('aep', 'store', 'relay', 'agents'), 'agents/observed', 'agents/launched'],
-  'agents/observed': [...above('aep', 'store', 'relay', 'server', 'agents'), 'agents/launched'],
-  'agents/launched': [...above('aep', 'store', 'relay', 'agents', 'installer'), 'agents/observed'],
+  'agents/observed': [...above('aep', 'store', 'relay', 'server', 'sessions', 'agents'), 'agents/launched'],
+  'agents/launched': [...above('aep', 'store', 'relay', 'sessions', 'agents', 'installer'), 'agents/observed'],
+  // The session registry: below both transports, which adopt its source contract; it names the vendor tables' types only.
+  sessions: [...above('aep', 'store', 'sessions', 'agents'), 'agents/steering', 'agents/observed', 'agents/launched'],
 };
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The specifiers (as regex alternatives) by which a file in `dir` (core-relative) reaches core path `banned`. */
