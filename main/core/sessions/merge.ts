@@ -44,7 +44,11 @@ export const MAX_FACTS_PER_SESSION = 4_096;
 export class FactLedger {
   private readonly seen = new Set<string>();
 
-  constructor(private readonly max = MAX_FACTS_PER_SESSION) {}
+  constructor(
+    private readonly max = MAX_FACTS_PER_SESSION,
+    /** The unkeyed event types only the owner reports (default `ownerOnly`). */
+    private readonly ownerReports: (type: string) => boolean = ownerOnly,
+  ) {}
 
   /**
    * Decides one event: true when it goes out. A keyed fact goes out the first time any source
@@ -53,7 +57,7 @@ export class FactLedger {
    */
   admit(fromOwner: boolean, type: string, data: Readonly<Record<string, unknown>> | undefined): boolean {
     const key = factKey(type, data);
-    if (key === null) return fromOwner || !ownerOnly(type);
+    if (key === null) return fromOwner || !this.ownerReports(type);
     if (this.seen.has(key)) return false;
     this.seen.add(key);
     if (this.seen.size > this.max) this.seen.delete(this.seen.values().next().value as string);

@@ -8,7 +8,7 @@
 import type { Logger } from '../logger';
 import type { RegistryRow, SessionRegistryRepo } from '../store/session-registry-repo';
 import type { MappedEvent } from '../agents/vendors/types';
-import { FactLedger, toolCallId } from './merge';
+import { FactLedger, MAX_FACTS_PER_SESSION, ownerOnly, toolCallId } from './merge';
 import type { OwnerPort, SourceKind, SourceSighting } from './source';
 
 /** Sessions whose sightings are held in memory; the least recently added fall off first. */
@@ -90,7 +90,7 @@ export class SessionRegistry {
     if (kinds === undefined) this.seen.set(session, (kinds = new Map()));
     kinds.set(port.kind, { session, kind: port.kind, agent: port.agent, source: port.source, atMs: nowMs, written: true });
     this.owners.set(session, port);
-    this.ledgers.set(session, new FactLedger());
+    this.ledgers.set(session, new FactLedger(MAX_FACTS_PER_SESSION, port.reports?.bind(port) ?? ownerOnly));
     this.notify(session, port);
     for (const row of this.deps.repo.of(session)) if (row.kind !== port.kind) port.joined?.(row.kind as SourceKind);
   }

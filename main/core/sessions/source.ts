@@ -42,4 +42,11 @@ export interface OwnerPort {
   emit(events: readonly MappedEvent[]): Promise<void>;
   /** Another kind of source started seeing the session (the owner may widen what it accepts). */
   joined?(kind: SourceKind): void;
+  /**
+   * True for an event type the owner reports itself, so another source's unkeyed copy is dropped
+   * (default `ownerOnly` in merge.ts: the session's lifecycle, turns, cards, tool calls and the
+   * hook path's steering). An owner that also reports the agent's words says so here, and a
+   * transcript's copy of them is then dropped too.
+   */
+  reports?(type: string): boolean;
 }
