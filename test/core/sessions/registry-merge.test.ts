@@ -188,3 +188,29 @@ describe('the relay with one session seen by two of the companion adapters', () 
     );
   });
 });
+
+describe('a launch under way', () => {
+  it('holds the sources of that agent until the launch settles, or until the bound fires; other agents never wait', async () => {
+    const { db } = tempDb();
+    const fired: (() => void)[] = [];
+    const registry = new SessionRegistry({ repo: new SessionRegistryRepo(db), clock: () => 1_000, schedule: (_ms, fire) => (fired.push(fire), () => undefined) });
+    expect(registry.whenLaunched('claude-code')).toBeNull();
+    const launch = registry.launch('claude-code');
+    expect(registry.whenLaunched('qwen-code')).toBeNull();
+    let released = false;
+    const waiting = registry.whenLaunched('claude-code')?.then(() => (released = true));
+    await Promise.resolve();
+    expect(released).toBe(false);
+    launch.settle();
+    await waiting;
+    expect(released).toBe(true);
+    expect(registry.whenLaunched('claude-code')).toBeNull();
+    // A launch that never names its session: the bound lets the source go on its own.
+    registry.launch('codex');
+    const bounded = registry.whenLaunched('codex');
+    expect(fired).toHaveLength(2);
+    fired[1]();
+    await bounded;
+    db.close();
+  });
+});
