@@ -9,11 +9,11 @@ type Json = Record<string, unknown>;
  * host's ownership), and yet it is one session row, one roster entry, one `session.started`, one
  * emitter, and one tool event pair per call id, with no "ambiguous" refusal.
  */
-export async function expectOneSession(rig: LaunchRig, session: string, options: { hooksFire?: boolean; toolCalls?: number } = {}): Promise<void> {
+export async function expectOneSession(rig: LaunchRig, session: string, options: { toolCalls?: number } = {}): Promise<void> {
   const types = rig.c.types(session).join(',');
   const sources = rig.d.daemon.context.db.prepare('SELECT kind, owner FROM session_registry WHERE session = ? ORDER BY kind').all(session);
   expect(sources, 'the installed hooks fired for the launched session').toEqual([
-    ...(options.hooksFire === false ? [] : [{ kind: 'hooks', owner: 0 }]),
+    { kind: 'hooks', owner: 0 },
     { kind: 'launched', owner: 1 },
   ]);
   const sessions = await rig.d.api<Json[]>('GET', '/api/sessions');

@@ -1,7 +1,8 @@
 /**
  * Qwen Code (`qwen --acp`) and Codex (app-server) launched on a machine with the companion's hooks
- * installed for them (user scope, `--instruct`, by the real installer): each session is one
- * session, and a follow-up prompt is carried out and reaches the model stub.
+ * installed for them (user scope, `--instruct`, by the real installer; for Codex also trusted, as
+ * its own review records it): each session is one session, and a follow-up prompt is carried out
+ * and reaches the model stub.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,16 +23,10 @@ afterAll(async () => {
   await cli?.dispose();
 });
 
-/**
- * `hooksFire`: whether the vendor runs the user's hooks for a session it serves to a client. Codex
- * 0.171's app-server does not run the user-scope `hooks.json` the installer writes (its `codex exec`
- * does, see installer-pickup.test.ts): the case proves the launched session stays one session and
- * controllable with the hooks installed, and fails the day the app-server starts running them, so
- * the merge is then checked for it too.
- */
-const CASES: readonly { vendor: 'qwen-code' | 'codex'; stub: () => Promise<StubServer>; isAgent: (q: RecordedRequest) => boolean; hooksFire: boolean }[] = [
-  { vendor: 'qwen-code', stub: () => startChatStub([{ shell: 'echo one-session' }, { text: 'First done.' }]), isAgent: isChatAgentRequest, hooksFire: true },
-  { vendor: 'codex', stub: () => startResponsesStub([{ shell: 'echo one-session' }, { text: 'First done.' }]), isAgent: isResponsesAgentRequest, hooksFire: false },
+/** Codex's app-server runs the user's hooks once the user trusted them: the rig records that trust (hooked-launch-rig.ts). */
+const CASES: readonly { vendor: 'qwen-code' | 'codex'; stub: () => Promise<StubServer>; isAgent: (q: RecordedRequest) => boolean }[] = [
+  { vendor: 'qwen-code', stub: () => startChatStub([{ shell: 'echo one-session' }, { text: 'First done.' }]), isAgent: isChatAgentRequest },
+  { vendor: 'codex', stub: () => startResponsesStub([{ shell: 'echo one-session' }, { text: 'First done.' }]), isAgent: isResponsesAgentRequest },
 ];
 
 describe('launched with the user-scope hooks installed', () => {
@@ -48,7 +43,7 @@ describe('launched with the user-scope hooks installed', () => {
       await stub.waitForRequest((q) => c.isAgent(q) && requestContains(q, text));
       const second = await rig.c.waitEvent((e) => e.cause === id && e.type === 'run.started', 'second run');
       await rig.c.waitEvent((e) => e.run === second.run && TERMINAL.includes(String(e.type)), 'second run end', 150_000);
-      await expectOneSession(rig, session, { hooksFire: c.hooksFire });
+      await expectOneSession(rig, session);
     });
   }
 });
