@@ -57,10 +57,10 @@ export class SessionRegistry {
    * observed-only session costs no write on the hook path); the owner hears of a new kind of source.
    */
   sighted(s: SourceSighting): void {
+    if (this.knows(s.session, s.kind)) return;
     let kinds = this.seen.get(s.session);
     const known = kinds?.get(s.kind);
     const owner = this.owners.get(s.session);
-    if (known !== undefined && (known.written || owner === undefined)) return;
     if (kinds === undefined) {
       this.seen.set(s.session, (kinds = new Map()));
       if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
@@ -71,6 +71,12 @@ export class SessionRegistry {
     this.deps.repo.sighted({ ...entry, nowMs: entry.atMs });
     entry.written = true;
     if (owner.kind !== s.kind) owner.joined?.(s.kind);
+  }
+
+  /** True when a sighting of this kind would tell the registry nothing new (a hot path skips building it). */
+  knows(session: string, kind: SourceKind): boolean {
+    const known = this.seen.get(session)?.get(kind);
+    return known !== undefined && (known.written || !this.owners.has(session));
   }
 
   /**

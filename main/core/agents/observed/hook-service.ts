@@ -168,7 +168,7 @@ export class HookService {
     const emitter = this.deps.emitter(vendor);
     const profile = adapter.profile;
     const registry = this.deps.registry;
-    if (registry !== undefined && !unknownLane) registry.sighted({ session: call.session, kind: 'hooks', agent: vendor, source: sessionSource(vendor, call.session) });
+    if (registry !== undefined && !unknownLane && !registry.knows(call.session, 'hooks')) registry.sighted({ session: call.session, kind: 'hooks', agent: vendor, source: sessionSource(vendor, call.session) });
     const owned = registry?.owner(call.session) !== undefined;
     let row = tracker.sighted({
       vendor,
