@@ -32,8 +32,8 @@ const coreLayers = [
   ['relay', '**/*.ts', above('aep', 'store', 'relay', 'server')],
   ['server', '**/*.ts', above('aep', 'store', 'relay', 'server')],
   ['api', '**/*.ts', ['sessions', 'steering', 'hooks', 'launched', ...features]],
-  ['sessions', '**/*.ts', ['hooks', 'launched', 'installer', ...features]],
-  ['steering', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', ...features]],
+  ['sessions', '**/*.ts', ['server', 'steering', 'transcripts', 'hooks', 'launched', 'installer', 'api', ...features]],
+  ['steering', '**/*.ts', ['server', 'hooks', 'launched', 'installer', ...features]],
   // The transcript tailer reads what a vendor's own files say about a session (formats in vendors/<v>/transcript.ts).
   ['transcripts', '**/*.ts', ['server', 'sessions', 'hooks', 'launched', 'installer', 'api', ...features]],
   ['hooks', '**/*.ts', ['launched', 'installer', ...features]],

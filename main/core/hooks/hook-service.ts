@@ -11,7 +11,8 @@ import type { PermissionLoop } from '../steering/permission-loop';
 import type { AuditSink, HangUp } from '../steering/steering-types';
 import type { SessionTracker } from './session-tracker';
 import { sessionSource, type VendorEmitter } from '../steering/vendor-emitter';
-import type { HookCall, HookReply, MappingContext, VendorAdapter } from '../vendors/types';
+import type { HookCall, HookReply, MappedEvent, MappingContext, VendorAdapter } from '../vendors/types';
+import type { SessionRegistry } from '../sessions/registry';
 
 /**
  * The fallback session of hook calls whose session could not be confirmed (a Hermes approval hook
@@ -48,6 +49,13 @@ export interface HookServiceDeps {
    * says up to this call belongs to that run, even when the call ended it.
    */
   readonly observed?: (vendor: VendorId, call: HookCall, run: string | null) => void;
+  /**
+   * The session registry: a session another source owns (one the companion launched) gets this
+   * call's facts merged into its stream; the hook then claims nothing, holds no permission request
+   * (the vendor goes on to its own prompt, which the owner raises and answers) and carries no
+   * steering (the owner's input is the one route).
+   */
+  readonly registry?: SessionRegistry;
 }
 
 /** What `start` leaves a call's handling with. */
@@ -58,6 +66,8 @@ interface Started {
   readonly context: MappingContext;
   readonly ends: boolean;
   readonly events: AepEvent[];
+  /** The call's mapped events when another source owns the session (`events` is then empty). */
+  readonly enriching: readonly MappedEvent[] | null;
 }
 
 /** Handles hook calls for every vendor. */
@@ -97,6 +107,9 @@ export class HookService {
     const { call, fallback: unknownLane } = confirmed;
     const emitter = this.deps.emitter(vendor);
     const profile = adapter.profile;
+    const registry = this.deps.registry;
+    if (registry !== undefined && !unknownLane && !registry.knows(call.session, 'hooks')) registry.sighted({ session: call.session, kind: 'hooks', agent: vendor, source: sessionSource(vendor, call.session) });
+    const owned = registry?.owner(call.session) !== undefined;
     let row = tracker.sighted({
       vendor,
       session: call.session,
@@ -119,11 +132,30 @@ export class HookService {
       permissions.dismissSession(vendor, call.session);
       engine.sessionEnded(vendor, call.session);
     }
+    if (owned) return { emitter, row, loopOn, context, ends, events: [], enriching: outcome.events };
     // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
     const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
     const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
     if (!unknownLane) this.deps.observed?.(vendor, call, before.run ?? outcome.state.run);
-    return { emitter, row, loopOn, context, ends, events };
+    return { emitter, row, loopOn, context, ends, events, enriching: null };
+  }
+
+  /** Sends what `start` left: the call's own events, or its facts merged into the owner's stream. */
+  private sendStarted(session: string, started: Started): Promise<void> {
+    if (started.enriching === null || this.deps.registry === undefined) return started.emitter.send(started.events);
+    return this.deps.registry.enrich(session, started.enriching).then(() => undefined);
+  }
+
+  /**
+   * Waits, for a session the hooks do not know yet, while a launch of the same agent is under way
+   * (it may be that launch's session, whose owner must speak first); null when there is nothing to wait for.
+   */
+  private launchSettled(vendor: VendorId, call: HookCall): Promise<void> | null {
+    const registry = this.deps.registry;
+    if (registry === undefined) return null;
+    const pending = registry.whenLaunched(vendor);
+    if (pending === null || registry.owner(call.session) !== undefined || this.deps.tracker.known(vendor, call.session)) return null;
+    return pending;
   }
 
   private async handleCall(vendor: VendorId, payload: unknown, optIns: HookOptIns, hangUp?: HangUp): Promise<HookOutcome> {
@@ -138,15 +170,20 @@ export class HookService {
       const { tracker, engine, permissions } = this.deps;
       const confirmed = this.confirmSession(call);
       call = confirmed.call;
+      const launching = this.launchSettled(vendor, call);
+      if (launching !== null) await launching;
       const profile = adapter.profile;
-      const { emitter, row, loopOn, context, ends, events } = this.start(vendor, confirmed, optIns);
+      const started = this.start(vendor, confirmed, optIns);
+      const { row, loopOn, context, ends, events } = started;
       // Durable before the reply: the vendor hears back only once its events are committed. The
       // store group-commits every admit of one event-loop turn, so this costs at most one turn.
-      await emitter.send(events);
+      await this.sendStarted(call.session, started);
       if (ends) {
         tracker.ended(vendor, call.session);
         return empty;
       }
+      // Another source owns the session: the vendor goes on as if no hook had answered.
+      if (started.enriching !== null) return empty;
 
       if (adapter.isHeld(call, loopOn)) {
         const request = events.find((e) => e.type === 'attention.requested');

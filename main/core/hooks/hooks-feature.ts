@@ -70,7 +70,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     // Kill switch, acks, durable log, audit sink and repositories: shared with the launched transport.
     // Their clock is the injected one when a test gives it (one daemon, one clock), else wall time.
     const lease = acquireAgentPorts(ctx, options.clock);
-    const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable } = lease.ports;
+    const { clock: portsClock, audit, sessions, steeringRepo, acks, killSwitch, durable, registry } = lease.ports;
     const epochs = new EpochsRepo(ctx.db);
     // A call an earlier version answered and never handled is handled at the time it came.
     let takenAt: number | undefined;
@@ -126,6 +126,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       vendors: VENDORS,
       // Cline is steered through its hub: its verbs are declared only while the hub can carry them.
       steeringVerbs: (vendor, session) => (vendor === 'cline' ? clineHub.verbs(session) : undefined),
+      ownedElsewhere: (session) => registry.owner(session) !== undefined,
     });
     // The daemon's own tokens are always secret values (rule b), whatever the operator configured;
     // the options are built again only when a token rotates, not per redacted string.
@@ -176,6 +177,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       mappingContext,
       audit,
       logger: log,
+      registry,
       observed: transcripts === null ? undefined : (vendor, call, run) => transcripts.observe(vendor, call.session, call.payload['transcript_path'], run),
     });
 
@@ -218,6 +220,12 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
           if (!isEmitterSession(e)) continue;
           sessions.sightedEmitter({ source: e.source, session: e.session, agent: e.agent, ended: e.type === 'session.ended', nowMs });
         }
+      }),
+    );
+    // A session another source took (the companion launched it) is not the hooks' to claim.
+    unsubscribers.push(
+      registry.onOwnerChange((session, owner) => {
+        if (owner !== undefined && isVendorId(owner.agent)) tracker.yielded(owner.agent, session);
       }),
     );
     for (const vendor of VENDORS) {

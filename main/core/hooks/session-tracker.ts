@@ -25,6 +25,11 @@ export interface SessionTrackerDeps {
   readonly steeringVerbs?: (vendor: VendorId, session: string) => readonly string[] | undefined;
   /** The vendors whose emitters the idle sweep trims (the daemon passes all). */
   readonly vendors?: readonly VendorId[];
+  /**
+   * True when another source owns control of the session live (sessions/registry.ts: a session
+   * the companion launched): the hooks then never claim it, they only enrich it.
+   */
+  readonly ownedElsewhere?: (session: string) => boolean;
 }
 
 /** One hook call's facts about its session. */
@@ -123,8 +128,17 @@ export class SessionTracker {
     return restored;
   }
 
+  /** Another source took control of the session: its claim is given up (the row and positions stay). */
+  yielded(vendor: VendorId, session: string): void {
+    this.deps.emitter(vendor).yieldClaim(session);
+  }
+
   private declare(row: SessionRow): void {
     if (row.vendor === null) return;
+    if (this.deps.ownedElsewhere?.(row.session) === true) {
+      this.deps.emitter(row.vendor).yieldClaim(row.session);
+      return;
+    }
     const profile = this.deps.adapter(row.vendor).profile;
     this.deps.emitter(row.vendor).declare(
       row.session,

@@ -2,7 +2,8 @@
  * Commands to launched sessions, decided once each with the steering acks (recorded with the ack
  * event in one transaction; a retry gets the recorded ack byte-identically) and an audit row:
  * - `x.{agent}.control.send_input { text, delivery }` → the session's turn controller (refused
- *   while the steering kill switch is off);
+ *   while the steering kill switch is off); on a session the user's hooks see too, the hook path's
+ *   `x.{agent}.control.instruct { text }` is the same input, queued (the hook never delivers it);
  * - `control.cancel` (AEP-0004 §5) → session/cancel / turn/interrupt; `run.cancelled` names the command;
  *   scope `run` also holds the session's queue (`x.{agent}.input.queue_paused`) until resumed or sent;
  * - `control.attention.respond { answer: { option } }` → the agent's permission request, with one
@@ -10,6 +11,7 @@
  * anything else is refused `unsupported`.
  */
 import type { AepEvent } from '../../../common/aep/envelope';
+import { instructType, isVendorId } from '../../../common/vendors';
 import { DELIVERIES, isDelivery } from '../../../common/agent-inputs';
 import { MAX_INPUT_CHARS, sendInputType, type AgentId } from '../../../common/agents';
 import type { AckDecision, ControlAcks } from '../steering/control-acks';
@@ -55,7 +57,8 @@ export function agentCommandRouter(agent: AgentId, emitter: AgentEmitter, deps: 
     const reject = (reason: 'invalid' | 'refused' | 'unsupported' | 'busy', detail: string, action: string) =>
       decide({ accepted: false, reason, detail }, () => row(action, 'rejected', { reason, detail }));
 
-    if (command.type === sendInputType(agent)) {
+    // The hook path's verb, on a session the launch host owns, is the same input (queued unless it says otherwise).
+    if (command.type === sendInputType(agent) || (isVendorId(agent) && command.type === instructType(agent))) {
       if (!deps.steeringEnabled()) return reject('refused', 'steering is off (the kill switch): no input is accepted', 'input.rejected');
       if (!session || session.ended) return reject('invalid', `no live launched session ${command.session ?? ''}`, 'input.rejected');
       const text = instructText(command, MAX_INPUT_CHARS);
@@ -106,4 +109,4 @@ export function agentCommandRouter(agent: AgentId, emitter: AgentEmitter, deps: 
 }
 
 const verbName = (agent: AgentId, type: string): string =>
-  type === sendInputType(agent) ? 'input' : type === 'control.cancel' ? 'cancel' : type === 'control.attention.respond' ? 'permission' : 'control';
+  type === sendInputType(agent) || (isVendorId(agent) && type === instructType(agent)) ? 'input' : type === 'control.cancel' ? 'cancel' : type === 'control.attention.respond' ? 'permission' : 'control';

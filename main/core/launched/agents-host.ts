@@ -15,6 +15,8 @@ import type { MappingContext } from '../vendors/types';
 import type { Logger } from '../logger';
 import type { SettingsRepo } from '../store/settings-repo';
 import type { AuditSink } from '../steering/steering-types';
+import type { SessionRegistry } from '../sessions/registry';
+import type { OwnerPort, SourceKind } from '../sessions/source';
 import { AcpDriver } from './acp-driver';
 import { newTurnMappingState, runFailed } from './acp-mapping';
 import { launchedSource, type AgentEmitter } from './agent-emitter';
@@ -49,8 +51,13 @@ export interface AgentsHostDeps {
   readonly version: string;
   readonly mapping: () => MappingContext;
   readonly schedule: (ms: number, fire: () => void) => () => void;
-  /** The verbs a session declares now (the kill switch withdraws send_input). */
-  readonly accepts: (agent: AgentId) => readonly string[];
+  /**
+   * The verbs a session declares now (the kill switch withdraws send_input); `hooked` when the
+   * user's hooks see the session too (the hook path's verb is then taken here, see agent-commands.ts).
+   */
+  readonly accepts: (agent: AgentId, hooked: boolean) => readonly string[];
+  /** The session registry: a launched session is owned by this host, other sources enrich it. */
+  readonly registry?: SessionRegistry;
   /** Bound on every agent request but prompts (hang detection). */
   readonly requestTimeoutMs: number;
   /** A running turn with no message from the agent for this long is reported hung (once per turn). */
@@ -76,6 +83,8 @@ export type LaunchError = 'bad-request' | 'not-installed' | 'fetch-failed' | 'la
 /** The host of one daemon. */
 export class AgentsHost {
   private readonly live = new Map<string, LaunchedSession>();
+  /** Live sessions the user's hooks see too. */
+  private readonly hooked = new Set<string>();
   private closing = false;
 
   constructor(private readonly deps: AgentsHostDeps) {}
@@ -83,6 +92,11 @@ export class AgentsHost {
   /** The live session with this id, if any. */
   session(session: string): LaunchedSession | undefined {
     return this.live.get(session);
+  }
+
+  /** True when the user's hooks see this live session too. */
+  isHooked(session: string): boolean {
+    return this.hooked.has(session);
   }
 
   sessions(): LaunchedSession[] {
@@ -164,6 +178,28 @@ export class AgentsHost {
     const raw = (this.deps.driverFactory ?? defaultFactory(this.deps))(resolved, command, cwd, events);
     // Mid-turn steering (agents/steer) sees every prompt: the driver is wrapped when it is on board.
     const driver = this.deps.steering ? this.deps.steering.wrap(raw, resolved.spec.protocol) : raw;
+    // Until the session is owned, the agent's hooks wait: they must not speak for it first.
+    const launching = this.deps.registry?.launch(agent);
+    try {
+      return await this.opening(agent, cwd, prompt, by, resume, resolved, driver, (s) => (session = s));
+    } finally {
+      launching?.settle();
+    }
+  }
+
+  /** The launch after its driver exists: the session opened, owned, declared, started and prompted. */
+  private async opening(
+    agent: AgentId,
+    cwd: string,
+    prompt: string | undefined,
+    by: Actor,
+    resume: LaunchedRow | undefined,
+    resolved: ResolvedAgent,
+    driver: AgentDriver,
+    bind: (s: LaunchedSession) => void,
+  ): Promise<Result<LaunchResult, LaunchError>> {
+    const base = { actor: by.actor, surface: by.surface, commandId: null };
+    const command = resolved.command as readonly string[];
     let opened;
     try {
       opened = await driver.open(cwd, resume?.session);
@@ -175,7 +211,8 @@ export class AgentsHost {
     }
     const id = opened.session;
     const emitter = this.deps.emitter(agent);
-    session = new LaunchedSession({
+    const registry = this.deps.registry;
+    const session = new LaunchedSession({
       agent,
       session: id,
       driver,
@@ -191,13 +228,33 @@ export class AgentsHost {
       onState: (state, reason) => {
         const final = state === 'ended' && !this.closing ? 'ended' : state;
         this.deps.repo.setState(agent, id, final, this.deps.clock(), reason ?? null);
-        if (state === 'ended' || state === 'resumable') this.live.delete(id);
+        if (state === 'ended' || state === 'resumable') {
+          this.live.delete(id);
+          this.hooked.delete(id);
+          registry?.disown(id, port);
+        }
       },
+      ...(registry ? { admitOwn: (e) => registry.admitOwn(id, e) } : {}),
     });
+    bind(session);
+    // The launch host owns the session: the other sources (the user's hooks, a transcript) enrich it.
+    const port: OwnerPort = {
+      kind: 'launched',
+      agent,
+      source: launchedSource(agent, id),
+      currentRun: () => session.currentRun,
+      emit: (events) => session.emitFacts(events),
+      joined: (kind: SourceKind) => {
+        if (kind !== 'hooks' || session.ended || this.hooked.has(id)) return;
+        this.hooked.add(id);
+        emitter.declare(id, this.deps.accepts(agent, true));
+      },
+    };
     this.live.set(id, session);
     this.deps.steering?.attach(session);
     this.deps.repo.started({ source: launchedSource(agent, id), session: id, agent, protocol: resolved.spec.protocol, cwd, command, agentInfo: opened.agentInfo, capabilities: opened.initialize, pid: driver.pid, nowMs: this.deps.clock() });
-    emitter.declare(id, this.deps.accepts(agent));
+    registry?.own(id, port);
+    emitter.declare(id, this.deps.accepts(agent, this.hooked.has(id)));
     await session.started(opened.agentInfo);
     this.deps.audit({ ...base, action: resume ? 'agent.resume' : 'agent.launch', session: id, outcome: 'ok', detail: { agent, cwd, pid: driver.pid, agentInfo: opened.agentInfo } });
     if (prompt !== undefined && prompt.trim() !== '') {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AGENT_IDS, sendInputType, type AgentId, type LaunchedState } from '../../../common/agents';
+import { instructType, isVendorId } from '../../../common/vendors';
 import { redact } from '../aep/redact';
 import { ulid } from '../aep/ulid';
 import { agentsApi } from './agents-api';
@@ -80,17 +81,19 @@ export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature
     const log = createLogger('agents');
     // Kill switch, acks, durable log and audit sink: shared with the observed transport.
     const lease = acquireAgentPorts(ctx, options.clock);
-    const { clock, audit, acks, durable, killSwitch } = lease.ports;
+    const { clock, audit, acks, durable, killSwitch, registry } = lease.ports;
     const epochs = new EpochsRepo(ctx.db);
     const repo = new LaunchedRepo(ctx.db);
     const steeringEnabled = (): boolean => killSwitch.enabled;
     const emitters = new Map<AgentId, AgentEmitter>();
     for (const agent of AGENT_IDS) {
-      const link = ctx.relay.attachEmitter({ agent, instance: LAUNCHED_INSTANCE, typed: true });
+      const link = ctx.relay.attachEmitter({ agent, instance: LAUNCHED_INSTANCE, typed: true, owns: true });
       emitters.set(agent, new AgentEmitter(agent, link, epochs.next(`${agent}/${LAUNCHED_INSTANCE}`), clock, ulid));
     }
     const emitter = (agent: AgentId): AgentEmitter => emitters.get(agent) as AgentEmitter;
-    const accepts = (agent: AgentId): string[] => [...(steeringEnabled() ? [sendInputType(agent)] : []), 'control.cancel', 'control.attention.respond'];
+    // A session the user's hooks see too takes the hook path's verb as well: one route, the launch host's.
+    const steeringVerbs = (agent: AgentId, hooked: boolean): string[] => [sendInputType(agent), ...(hooked && isVendorId(agent) ? [instructType(agent)] : [])];
+    const accepts = (agent: AgentId, hooked = false): string[] => [...(steeringEnabled() ? steeringVerbs(agent, hooked) : []), 'control.cancel', 'control.attention.respond'];
     const mapping = (): MappingContext => ({
       capture: { default: ctx.settings.get('capture.ceiling'), attention: ctx.settings.get('capture.attentionCeiling') },
       redact: (text) => redact(text),
@@ -129,6 +132,7 @@ export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature
       turnSilenceMs: options.turnSilenceMs ?? 10 * 60_000,
       isOurs: pidRunsCommand,
       driverFactory: options.driverFactory,
+      registry,
     });
     host.reconcile();
     const unsubscribers: (() => void)[] = [];
@@ -140,7 +144,7 @@ export function createAgentsFeature(options: AgentsFeatureOptions = {}): Feature
     unsubscribers.push(
       killSwitch.onFlip((enabled) => {
         for (const s of host.sessions()) {
-          emitter(s.agent).declare(s.session, accepts(s.agent));
+          emitter(s.agent).declare(s.session, accepts(s.agent, host.isHooked(s.session)));
           if (!enabled) s.controller.dropAll('steering-disabled');
         }
       }),

@@ -71,6 +71,11 @@ export interface LaunchedSessionDeps {
   readonly onState: (state: LaunchedState, reason?: string) => void;
   /** The agent advertised it can load this session again (ACP loadSession, Codex thread resume). */
   readonly resumable?: boolean;
+  /**
+   * The session registry's verdict on a tool event this session reports (sessions/registry.ts
+   * `admitOwn`): false when another source of the session already reported the same tool fact.
+   */
+  readonly admitOwn?: (event: MappedEvent) => boolean;
 }
 
 /** A launched session. */
@@ -148,7 +153,9 @@ export class LaunchedSession {
     const context = this.deps.mapping();
     // Text with no prompt in flight is its own event, once the agent moves on or goes quiet.
     const before = update.sessionUpdate === 'agent_message_chunk' ? null : idleOutput(this.turn, context);
-    const events = mapUpdate(update, this.turn, context);
+    const mappedEvents = mapUpdate(update, this.turn, context);
+    const admit = this.deps.admitOwn;
+    const events = admit === undefined ? mappedEvents : mappedEvents.filter((e) => admit(e));
     for (const e of events) {
       if (e.subject === undefined) continue;
       if (e.type === 'tool.requested') this.openTools.set(e.subject, { name: this.turn.tools.get(e.subject)?.name ?? 'tool', run: e.run ?? null });
@@ -214,6 +221,14 @@ export class LaunchedSession {
       { type: 'attention.resolved', subject: requestId, cause: answered.id, capture: 'metadata', data: { resolution: 'answered', latency_ms: Math.max(0, this.deps.clock() - entry.requestedAtMs) } },
     ]);
     return [answered, resolved];
+  }
+
+  /**
+   * Emits facts another source of this session saw (the session registry's merge): stamped by this
+   * session's emitter, on its ordered chain, so they are this session's events. Resolves after commit.
+   */
+  emitFacts(events: readonly MappedEvent[]): Promise<void> {
+    return this.ended ? Promise.resolve() : this.emitMapped(events);
   }
 
   /** Sends events this session produced elsewhere (acks, answers) on its ordered chain. */

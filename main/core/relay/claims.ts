@@ -13,6 +13,12 @@ export const MAX_REMEMBERED_SESSIONS = 100_000;
 export interface Claimant {
   /** True for the companion's own in-process adapters: their sessions are never claimable from outside. */
   readonly internal?: boolean;
+  /**
+   * True for an in-process adapter that owns control of its sessions (the launch host): among the
+   * companion's own adapters it alone holds a session it claims; one that only enriches a session
+   * (the hooks of a launched agent) never holds it beside it (sessions/registry.ts).
+   */
+  readonly owns?: boolean;
   readonly agent: string | undefined;
   readonly instance: string | undefined;
   readonly emits: readonly string[] | undefined;
@@ -33,7 +39,9 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
  * The claim set of one relay. Outside emitters (WS connections, any token) claim under a rule: a
  * session the companion's own adapters emitted or claimed is theirs alone (an internal claim even
  * evicts outside claimants), and an outside emitter may only claim a session it introduced: the
- * `source` of the first event the relay saw in that session must be its own.
+ * `source` of the first event the relay saw in that session must be its own. Among the companion's
+ * own adapters, one that owns control (`owns`) holds the session alone: the companion seeing one
+ * session twice is never two routes.
  */
 export class ClaimRegistry {
   private readonly bySession = new Map<string, Set<Claimant>>();
@@ -74,8 +82,11 @@ export class ClaimRegistry {
     if (claimant.internal === true) {
       this.markCompanion(session);
       this.introducers.delete(session);
-      for (const other of this.claimants(session))
-        if (other.internal !== true) this.release(session, other);
+      const others = this.claimants(session).filter((other) => other !== claimant);
+      // An enriching adapter never claims beside an owning one; an owning one takes the session.
+      if (claimant.owns !== true && others.some((other) => other.internal === true && other.owns === true)) return;
+      for (const other of others)
+        if (other.internal !== true || (claimant.owns === true && other.owns !== true)) this.release(session, other);
     }
     let set = this.bySession.get(session);
     if (!set) this.bySession.set(session, (set = new Set()));

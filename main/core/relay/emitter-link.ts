@@ -29,6 +29,8 @@ export interface EmitterIdentity {
    * other link has every event validated in full.
    */
   readonly typed?: boolean;
+  /** The emitter owns control of the sessions it claims (the launch host): see `Claimant.owns`. */
+  readonly owns?: boolean;
 }
 
 /** Error thrown by `EmitterLink.emit` for an event the relay will not take. */
@@ -58,6 +60,7 @@ export interface EmitterLink {
 /** The implementation behind `Relay.attachEmitter`. */
 export class InProcessEmitter implements EmitterLink, Claimant {
   readonly internal = true;
+  readonly owns: boolean;
   readonly agent: string;
   readonly instance: string;
   readonly emits: readonly string[] | undefined;
@@ -74,6 +77,7 @@ export class InProcessEmitter implements EmitterLink, Claimant {
     private readonly onClose: (link: InProcessEmitter) => void,
   ) {
     this.agent = identity.agent;
+    this.owns = identity.owns === true;
     this.instance = identity.instance;
     this.emits = identity.emits;
     this.validate = identity.typed === true ? validateTypedEvent : validateEvent;

@@ -1,11 +1,14 @@
 /**
  * The parts both agent transports (observed: hook-fed; launched: ACP and the Codex app-server)
  * share, built once per daemon: the kill switch (one audited flip however many features listen),
- * the control acks, the durable log, the audit sink and the sessions and steering repositories.
+ * the control acks, the durable log, the audit sink, the sessions and steering repositories and the
+ * session registry.
  * Each feature acquires them and releases them on dispose; the last release closes them.
  */
 import type { DaemonContext } from '../daemon-context';
 import { createLogger } from '../logger';
+import { SessionRegistry } from '../sessions/registry';
+import { SessionRegistryRepo } from '../store/session-registry-repo';
 import { SessionsRepo } from '../store/sessions-repo';
 import { SteeringRepo } from '../store/steering-repo';
 import { auditSink } from './audit-sink';
@@ -25,6 +28,8 @@ export interface AgentPorts {
   /** Steering rows, audit rows and the events that report them commit in one transaction. */
   readonly durable: DurableLog;
   readonly killSwitch: KillSwitch;
+  /** One identity per agent session across the transports, its owner, and the merge of their facts. */
+  readonly registry: SessionRegistry;
 }
 
 /** A feature's hold on the ports; `release` is idempotent. */
@@ -44,6 +49,7 @@ class Held implements AgentPorts {
   readonly acks: ControlAcks;
   readonly durable: DurableLog;
   readonly killSwitch: KillSwitch;
+  readonly registry: SessionRegistry;
 
   constructor(ctx: DaemonContext) {
     this.audit = auditSink(ctx.audit, this.clock, createLogger('agents.audit'));
@@ -52,6 +58,7 @@ class Held implements AgentPorts {
     this.acks = new ControlAcks(this.steeringRepo, this.clock);
     this.durable = storeDurableLog(ctx.db, ctx.eventStore, createLogger('agents.durable'));
     this.killSwitch = new KillSwitch(ctx.settings, this.audit);
+    this.registry = new SessionRegistry({ repo: new SessionRegistryRepo(ctx.db), clock: this.clock, logger: createLogger('sessions') });
   }
 }
 

@@ -206,6 +206,17 @@ export class VendorEmitter implements VendorChannel {
   }
 
   /**
+   * Gives up the session's claim, keeping its positions and mapping state: another source owns
+   * control of it (sessions/registry.ts). Declaring it again claims it again.
+   */
+  yieldClaim(session: string): void {
+    if (!this.declared.has(session) && !this.lastDeclared.has(session)) return;
+    this.link.release(session);
+    this.declared.delete(session);
+    this.lastDeclared.delete(session);
+  }
+
+  /**
    * Lets go of the in-memory state of a session (claim included); a later event resumes after the
    * highest position the store holds for it.
    */

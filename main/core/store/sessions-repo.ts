@@ -102,6 +102,8 @@ const seenAgain = (r: SessionRow, lastSeenMs: number, lastHook: string): Session
 });
 
 const MAX_CACHED = 10_000;
+/** Listed unless another source owns the session (registry, 0160): one session seen twice is one row, the owner's. */
+const NOT_MERGED = 'NOT EXISTS (SELECT 1 FROM session_registry r WHERE r.session = s.session AND r.owner = 1 AND r.source != s.source)';
 const keyOf = (source: string, session: string): string => `${source}\u0000${session}`;
 
 /** Repository of the `sessions` table; statements are prepared once. */
@@ -170,15 +172,16 @@ export class SessionsRepo {
       SELECT s.*, e.held AS event_count, l.cwd AS launched_cwd FROM sessions s
       LEFT JOIN event_sessions e ON e.session = s.session
       LEFT JOIN launched_sessions l ON l.source = s.source AND l.session = s.session
+      WHERE ${NOT_MERGED}
       ORDER BY s.last_seen_ms DESC`);
     const pageSql = (where: string): string => `
       SELECT s.*, e.held AS event_count, l.cwd AS launched_cwd FROM sessions s
       LEFT JOIN event_sessions e ON e.session = s.session
       LEFT JOIN launched_sessions l ON l.source = s.source AND l.session = s.session
-      ${where}
+      WHERE ${NOT_MERGED} ${where === '' ? '' : `AND ${where}`}
       ORDER BY s.last_seen_ms DESC, s.source DESC, s.session DESC LIMIT ?`;
     this.firstPageStmt = db.prepare(pageSql(''));
-    this.pageStmt = db.prepare(pageSql('WHERE (s.last_seen_ms, s.source, s.session) < (?, ?, ?)'));
+    this.pageStmt = db.prepare(pageSql('(s.last_seen_ms, s.source, s.session) < (?, ?, ?)'));
     this.liveStmt = db.prepare("SELECT * FROM sessions WHERE state != 'ended' ORDER BY last_seen_ms");
     this.staleStmt = db.prepare("SELECT * FROM sessions WHERE state = 'active' AND last_seen_ms <= ? ORDER BY last_seen_ms");
   }

@@ -59,10 +59,13 @@ export const parseFamilyPayload = (
   if (turn !== undefined) call.turn = turn;
   const cwd = nonEmpty(payload, 'cwd');
   if (cwd !== undefined) call.cwd = cwd;
+  // The call id is the model provider's (`tool_call_id`, Qwen Code) when the payload has one: it is
+  // the id the agent's own protocol (ACP `toolCallId`) names the call by, so the session registry
+  // merges the two views of one call (sessions/merge.ts). Claude Code's `tool_use_id` is that id.
   if (toolName !== undefined)
     call.tool = {
       name: toolName,
-      callId: nonEmpty(payload, 'tool_use_id'),
+      callId: nonEmpty(payload, 'tool_call_id') ?? nonEmpty(payload, 'tool_use_id'),
       input: payload.tool_input ?? undefined,
     };
   const prompt = str(payload, 'prompt');

@@ -62,6 +62,12 @@ describe('core layering', () => {
     ['main/core/vendors/openhands/sample.ts', '../../steering/control-acks', true],
     // the steering core sits below the two transports, which never import each other.
     ['main/core/steering/sample.ts', '../vendors/types', true],
+    ['main/core/steering/sample.ts', '../sessions/registry', true],
+    ['main/core/sessions/sample.ts', '../store/session-registry-repo', true],
+    ['main/core/sessions/sample.ts', '../steering/kill-switch', false],
+    ['main/core/sessions/sample.ts', '../hooks/hook-service', false],
+    ['main/core/transcripts/sample.ts', '../hooks/hook-service', false],
+    ['main/core/transcripts/sample.ts', '../steering/vendor-emitter', true],
     ['main/core/steering/sample.ts', '../store/steering-repo', true],
     ['main/core/steering/sample.ts', '../hooks/hook-service', false],
     ['main/core/steering/sample.ts', '../launched/agents-host', false],

@@ -13,6 +13,7 @@ import { appendIndexesMigration } from './0110-append-indexes';
 import { sessionOrderMigration } from './0120-session-order';
 import { commitJournalMigration } from './0130-commit-journal';
 import { intakeMarksMigration } from './0140-intake-marks';
+import { sessionRegistryMigration } from './0160-session-registry';
 import { queuePausesMigration } from './0170-queue-pauses';
 import { openhandsCursorsMigration } from './0190-openhands-cursors';
 import { transcriptPositionsMigration } from './0200-transcript-positions';
@@ -34,6 +35,7 @@ export const migrations: readonly Migration[] = [
   sessionOrderMigration,
   commitJournalMigration,
   intakeMarksMigration,
+  sessionRegistryMigration,
   queuePausesMigration,
   openhandsCursorsMigration,
   transcriptPositionsMigration,
