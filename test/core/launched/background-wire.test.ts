@@ -17,7 +17,7 @@ interface WireLine {
   readonly msg: { id?: number; method?: string; params?: { update?: AgentUpdate }; result?: Record<string, unknown> };
 }
 
-const wire = (name: string): WireLine[] => (JSON.parse(readFileSync(new URL(`../../../fixtures/acp-wire/${name}.json`, import.meta.url), 'utf8')) as { wire: WireLine[] }).wire;
+const wire = (name: string): WireLine[] => (JSON.parse(readFileSync(new URL(`../../fixtures/acp-wire/${name}.json`, import.meta.url), 'utf8')) as { wire: WireLine[] }).wire;
 const context = testContext({ capture: { default: 'full', attention: 'full' } });
 
 /** Replays the agent's lines; `openAt(line)` names the run the host opens at that line (undefined: none). */

@@ -77,7 +77,7 @@ export const withoutComments = (value: unknown): unknown => {
 export const loadMappingFixture = (vendor: string): Record<string, unknown> =>
   JSON.parse(
     readFileSync(
-      fileURLToPath(new URL(`../../../fixtures/aep/mappings/${vendor}.json`, import.meta.url)),
+      fileURLToPath(new URL(`../../fixtures/aep/mappings/${vendor}.json`, import.meta.url)),
       'utf8',
     ),
   ) as Record<string, unknown>;

@@ -55,7 +55,7 @@ async function setup(): Promise<{ daemon: DaemonHandle; hub: StubHub; c: Consume
   };
   const p = JSON.parse(
     await readFile(
-      new URL(`../../fixtures/cline/hook-payloads/${TASK_START}`, import.meta.url),
+      new URL(`../../../fixtures/cline/hook-payloads/${TASK_START}`, import.meta.url),
       'utf8',
     ),
   ) as Record<string, unknown>;

@@ -20,7 +20,7 @@ const S1 = '1796114557302_k1lk8'; // frames-s1: a plain `cline "prompt"` run (in
 const N1 = '1796114716502_mhcgt'; // frames-n1: a hub-native session (interactive: true) with approvals
 const payload = (file: string, session: string): Record<string, unknown> => {
   const p = JSON.parse(
-    readFileSync(new URL(`../../fixtures/cline/hook-payloads/${file}`, import.meta.url), 'utf8'),
+    readFileSync(new URL(`../../../fixtures/cline/hook-payloads/${file}`, import.meta.url), 'utf8'),
   ) as Record<string, unknown>;
   return { ...p, sessionContext: { rootSessionId: session } };
 };

@@ -20,7 +20,7 @@ export type Envelope = Record<string, unknown> & {
 
 /** The `in` event envelopes of a recorded frames file, in order. */
 export function recordedEvents(file: string): Envelope[] {
-  const path = fileURLToPath(new URL(`../../fixtures/cline/${file}`, import.meta.url));
+  const path = fileURLToPath(new URL(`../../../fixtures/cline/${file}`, import.meta.url));
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
