@@ -77,15 +77,11 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     const clock = (): number => takenAt ?? portsClock();
 
     const emitters = new Map<VendorId, VendorEmitter>();
-    const lastSeq = ctx.db.prepare(
-      'SELECT seq FROM events WHERE session = ? AND ord_epoch = ? AND source = ? AND seq IS NOT NULL ORDER BY ord_seq DESC LIMIT 1',
-    );
     for (const vendor of VENDORS) {
       const link = ctx.relay.attachEmitter({ agent: vendor, instance: EMITTER_INSTANCE, typed: true });
       const epoch = epochs.next(`${vendor}/${EMITTER_INSTANCE}`);
       // A session whose state was let go (idle, or the least recently used) resumes after its last stored seq.
-      const resumeSeq = (session: string): number =>
-        (lastSeq.get(session, epoch, sessionSource(vendor, session)) as { seq: number } | undefined)?.seq ?? 0;
+      const resumeSeq = (session: string): number => ctx.eventStore.lastSeq(session, epoch, sessionSource(vendor, session));
       emitters.set(vendor, new VendorEmitter(vendor, link, epoch, clock, ulid, { resumeSeq }));
     }
     const emitter = (vendor: VendorId): VendorEmitter => emitters.get(vendor) as VendorEmitter;

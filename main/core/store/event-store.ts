@@ -68,6 +68,7 @@ export class EventStore {
   private readonly trimStmt: Statement;
   private readonly trimmedStmt: Statement;
   private readonly overStmt: Statement;
+  private readonly lastSeqStmt: Statement;
   /**
    * The highest ordering key stored per session, for the `disordered` flag (migration 0120): an
    * admit below it marks the session. A value may be stale only upwards (a row deleted by an age
@@ -115,6 +116,9 @@ export class EventStore {
        WHERE session = :session`,
     );
     this.overStmt = db.prepare(`SELECT session, held FROM event_sessions WHERE held > ?`);
+    this.lastSeqStmt = db.prepare(
+      'SELECT seq FROM events WHERE session = ? AND ord_epoch = ? AND source = ? AND seq IS NOT NULL ORDER BY ord_seq DESC LIMIT 1',
+    );
     this.writeBatch = db.transaction((groups: readonly PendingGroup[]) =>
       this.insertGroups(groups),
     );
@@ -139,6 +143,11 @@ export class EventStore {
       this.pending.push({ items, resolve, reject });
       this.turn.schedule(this.writer);
     });
+  }
+
+  /** The highest seq stored for one emitter's session in one epoch (0 when none): where it resumes. */
+  lastSeq(session: string, epoch: number, source: string): number {
+    return (this.lastSeqStmt.get(session, epoch, source) as { seq: number } | undefined)?.seq ?? 0;
   }
 
   /** Commits everything admitted so far now instead of at the end of the turn (used on shutdown). */
