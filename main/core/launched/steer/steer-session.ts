@@ -29,6 +29,7 @@ import type { TurnDecision, TurnInput } from '../turn-controller';
 import { admit, type Admission } from './admission';
 import { stepSession, type SessionSteerEvent, type SessionSteerState } from '../../../../common/input-lifecycle';
 import type { SteeringDriver } from './steer-driver';
+import { editedDraft, holdDraft } from './queue-drafts';
 import { deriveSupport } from './supports';
 
 /** Runs `fn` after the current I/O (a write just handed to the agent's pipe goes first). */
@@ -259,37 +260,19 @@ export class SteerSession {
   /** A queued message's text was replaced: its new text, gated like the command's own text. */
   edited(commandId: string, text: string, edits: number): void {
     const type = inputEditedType(this.deps.agent);
-    const gate = this.deps.gate(type);
-    const shown = gate.text(text);
-    this.deps.emit([
-      {
-        type,
-        capture: gate.ceiling,
-        cause: commandId,
-        data: { edits, text_digest: gate.digest(text), ...(shown === undefined ? {} : { text: shown }) },
-      },
-    ]);
+    this.deps.emit([editedDraft(type, this.deps.gate(type), commandId, text, edits)]);
   }
 
   /** The operator reordered the queue: the new order (next first), cause = the message moved. */
   reordered(order: readonly string[], moved: string): void {
-    this.deps.emit([
-      { type: inputReorderedType(this.deps.agent), capture: 'metadata', cause: moved, data: { order } },
-    ]);
+    this.deps.emit([{ type: inputReorderedType(this.deps.agent), capture: 'metadata', cause: moved, data: { order } }]);
   }
 
   private paused(cause: string | null): void {
     const { session, controller } = this.deps.session;
     this.deps.pauses.pause(session, cause, this.deps.clock());
     const queued = controller.queuedCount;
-    this.deps.emit([
-      {
-        type: queuePausedType(this.deps.agent),
-        capture: 'metadata',
-        ...(cause ? { cause } : {}),
-        data: { reason: 'stop', queued },
-      },
-    ]);
+    this.deps.emit([holdDraft(queuePausedType(this.deps.agent), cause, { reason: 'stop', queued })]);
     this.row('input.queue.paused', cause, 'ok', { queued });
   }
 
@@ -298,14 +281,7 @@ export class SteerSession {
     const held = this.deps.pauses.resume(session);
     const cause = input?.id ?? held?.cause ?? null;
     const queued = controller.queuedCount;
-    this.deps.emit([
-      {
-        type: queueResumedType(this.deps.agent),
-        capture: 'metadata',
-        ...(cause ? { cause } : {}),
-        data: { by, queued },
-      },
-    ]);
+    this.deps.emit([holdDraft(queueResumedType(this.deps.agent), cause, { by, queued })]);
     this.row('input.queue.resumed', cause, 'ok', { by, queued });
   }
 
@@ -434,20 +410,8 @@ export class SteerSession {
   ): void {
     const delivery = isDelivery(input.delivery) ? input.delivery : 'queue';
     const mechanism = this.deps.driver.capability.mechanism;
-    this.deps.emit([
-      {
-        type: inputSettledType(this.deps.agent),
-        capture: 'metadata',
-        cause: input.id,
-        data: {
-          outcome,
-          delivery,
-          mechanism,
-          ...(reason ? { reason } : {}),
-          ...(run ? { run } : {}),
-        },
-      },
-    ]);
+    const data = { outcome, delivery, mechanism, ...(reason ? { reason } : {}), ...(run ? { run } : {}) };
+    this.deps.emit([{ type: inputSettledType(this.deps.agent), capture: 'metadata', cause: input.id, data }]);
   }
 
   private row(
