@@ -50,7 +50,6 @@ function runProbe(runtime: string, binding: string): Record<string, unknown> {
     cwd: repo,
     encoding: 'utf8',
     timeout: 120_000,
-    env: { ...process.env, AEP_FILE_MAP: '0' },
   });
   const line = r.stdout.trim().split('\n').pop() ?? '';
   expect(line, `probe printed nothing (exit ${r.status}): ${r.stderr}`).toMatch(/^\{/);
