@@ -17,7 +17,6 @@ import type { SettingsRepo } from '../store/settings-repo';
 import type { AuditSink } from '../steering/steering-types';
 import type { SessionRegistry } from '../sessions/registry';
 import type { OwnerPort, SourceKind } from '../sessions/source';
-import { AcpDriver } from './acp-driver';
 import { newTurnMappingState, runFailed } from './acp-mapping';
 import { launchedSource, type AgentEmitter } from './agent-emitter';
 import { killLeftover } from './agent-process';
@@ -35,7 +34,7 @@ export interface Actor {
 }
 
 /** Builds the driver of one agent process (tests may substitute one). */
-export type DriverFactory = (agent: ResolvedAgent, command: readonly string[], cwd: string, events: DriverEvents) => AgentDriver;
+export type DriverFactory = (agent: ResolvedAgent, command: readonly string[], cwd: string, events: DriverEvents) => AgentDriver | Promise<AgentDriver>;
 
 /** What the host is built from; everything arrives as a parameter. */
 export interface AgentsHostDeps {
@@ -175,7 +174,7 @@ export class AgentsHost {
       hung: (method, afterMs) => session?.hung(method, afterMs),
       activity: () => session?.touched(),
     };
-    const raw = (this.deps.driverFactory ?? defaultFactory(this.deps))(resolved, command, cwd, events);
+    const raw = await (this.deps.driverFactory ?? defaultFactory(this.deps))(resolved, command, cwd, events);
     // Mid-turn steering (agents/steer) sees every prompt: the driver is wrapped when it is on board.
     const driver = this.deps.steering ? this.deps.steering.wrap(raw, resolved.spec.protocol) : raw;
     // Until the session is owned, the agent's hooks wait: they must not speak for it first.
@@ -369,12 +368,17 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** The real drivers: ACP through the SDK, Codex through its app-server protocol. */
+/**
+ * The real drivers: ACP through the SDK, Codex through its app-server protocol. The ACP SDK (and the
+ * schema library under it) is loaded at the first ACP launch, not with the daemon.
+ */
 function defaultFactory(deps: AgentsHostDeps): DriverFactory {
-  return (agent, command, cwd, events) => {
+  return async (agent, command, cwd, events) => {
     const env = { ...(deps.host?.processEnv ?? {}), ...agent.env };
     const spawn = { command, cwd, env, logger: deps.logger };
     const common = { spawn, events, logger: deps.logger, requestTimeoutMs: deps.requestTimeoutMs, clientInfo: { name: 'aep-companion', version: deps.version } };
-    return agent.spec.protocol === 'codex-app-server' ? new CodexDriver(common) : new AcpDriver({ ...common, authMethod: agent.spec.authMethod?.(env) ?? null });
+    if (agent.spec.protocol === 'codex-app-server') return new CodexDriver(common);
+    const { AcpDriver } = await import('./acp-driver');
+    return new AcpDriver({ ...common, authMethod: agent.spec.authMethod?.(env) ?? null });
   };
 }
