@@ -255,9 +255,15 @@ describe('the stream and search', () => {
     const inSession = page.getByTestId('search-hit');
     await inSession.first().waitFor();
     expect(await inSession.evaluateAll((els) => els.every((e) => e.getAttribute('data-session') === '5b7d1c22-0a4e-4f55-8f0e-1d2c3b4a5f60'))).toBe(true);
-    await page.getByTestId('search-session').fill('"unbalanced');
+    // What people type is searched as text: an unclosed quote is no error.
+    await page.getByTestId('search-session').fill('"invoices');
+    await page.getByTestId('search-session').press('Enter');
+    await inSession.first().waitFor();
+    // Punctuation alone has nothing to search for: said as a sentence, never SQL.
+    await page.getByTestId('search-session').fill('* - ()');
     await page.getByTestId('search-session').press('Enter');
     await page.getByTestId('search-error').waitFor();
+    expect(await page.getByTestId('search-error').innerText()).toMatch(/^Type a word or a number/);
     // The refused query (400 bad-query) is the one failed load this test causes on purpose.
     const refused = pageErrors.findIndex((m) => m.includes('400'));
     expect(refused).toBeGreaterThanOrEqual(0);
