@@ -121,6 +121,31 @@ describe('a session the record says another source owns, with no owner live (aft
   });
 });
 
+describe('a session the launch host resumes after a restart', () => {
+  it('has its hooks wait for the resume to take it, then enrich it: nothing of theirs goes out on their own', async () => {
+    const first = await hooksDaemon();
+    await cc(first.d, 'SessionStart', { source: 'startup' });
+    first.registry.own(SESSION, launchedPort([]));
+    const dataDir = first.d.dataDir;
+    for (const release of releases.splice(0)) release();
+    for (const c of consumers.splice(0)) c.close();
+    await first.d.close();
+    d = undefined;
+
+    const { d: daemon, c, registry } = await hooksDaemon(dataDir);
+    const launching = registry.launch('claude-code');
+    const answer = cc(daemon, 'PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_resumed' });
+    // The hook reached the service (the route reports it just before handing it over).
+    await until(() => daemon.daemon.context.lastHooks()['claude-code'], 'the hook at the service');
+    const got: MappedEvent[] = [];
+    registry.own(SESSION, launchedPort(got));
+    launching.settle();
+    expect((await answer).json).toEqual({});
+    expect(got.map((e) => e.type)).toEqual(['tool.requested']);
+    expect(c.events().filter((e) => e.session === SESSION && e.type === 'tool.requested')).toEqual([]);
+  });
+});
+
 describe('the OpenHands bridge as a source', () => {
   it('owns each conversation it follows, merges another source\'s facts into it, and lets go when it ends', async () => {
     rig = await startRig();
