@@ -53,7 +53,9 @@ export interface HookServiceDeps {
    * The session registry: a session another source owns (one the companion launched) gets this
    * call's facts merged into its stream; the hook then claims nothing, holds no permission request
    * (the vendor goes on to its own prompt, which the owner raises and answers) and carries no
-   * steering (the owner's input is the one route).
+   * steering (the owner's input is the one route). A session the record says another source owns
+   * while none owns it live (after a restart) is not claimed: its events go out, nothing is held.
+   * While a launch of the vendor is under way, a hook of such a session waits for it (a resume).
    */
   readonly registry?: SessionRegistry;
 }

@@ -246,6 +246,9 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     }
     // What a previous run left queued is settled before any new hook can deliver it.
     engine.reconcile();
+    // A session another source took before a crash let the drop commit: its hook-path queue goes now.
+    for (const item of steeringRepo.allQueued())
+      if (registry.ownedElsewhere(item.session, sessionSource(item.vendor, item.session))) engine.ownerChanged(item.vendor, item.session);
     tracker.restore();
     // Permission hooks a crashed daemon held are gone with it: their requests are dismissed.
     permissions.reconcile();

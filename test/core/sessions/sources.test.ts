@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { OwnerPort } from '../../../main/core/sessions/source';
 import { acquireAgentPorts } from '../../../main/core/steering/agent-ports';
+import { SessionRegistryRepo } from '../../../main/core/store/session-registry-repo';
 import type { MappedEvent } from '../../../main/core/vendors/types';
 import { ccPayload, command, Consumer, postHook, removeDataDir, startHooksDaemon, type HooksDaemon } from '../hooks/hooks-harness';
 import { startRig, sessionEvents, until, type Rig } from '../vendors/openhands/harness';
@@ -91,6 +92,27 @@ describe('an instruction the hook path queued before another source took the ses
     expect(await claimed(c, SESSION)).toBe(0);
     const types = c.events().filter((e) => e.session === SESSION).map((e) => e.type);
     expect(types.filter((t) => t.startsWith('x.claude-code.instruction.'))).toEqual(['x.claude-code.instruction.dropped']);
+  });
+});
+
+describe('a hook-path queue whose session another source took just before a crash', () => {
+  it('is dropped with owner-changed when the daemon starts again', async () => {
+    const first = await hooksDaemon();
+    await cc(first.d, 'SessionStart', { source: 'startup' });
+    const cmd = command('x.claude-code.control.instruct', SESSION, { text: 'queued before the crash' });
+    first.c.send(cmd);
+    expect((await first.c.event((e) => e.cause === cmd.id && e.type.startsWith('control.'))).type).toBe('control.accepted');
+    // The owner row committed, the process gone before the hook path heard of it.
+    new SessionRegistryRepo(first.d.daemon.context.db).owned({ session: SESSION, kind: 'launched', agent: 'claude-code', source: LAUNCHED, nowMs: Date.now() });
+    const dataDir = first.d.dataDir;
+    for (const release of releases.splice(0)) release();
+    for (const c of consumers.splice(0)) c.close();
+    await first.d.close();
+    d = undefined;
+
+    const { d: daemon } = await hooksDaemon(dataDir);
+    const rows = (await (await fetch(`${daemon.url}/api/instructions?session=${SESSION}`, { headers: { authorization: `Bearer ${daemon.daemon.tokens.operator}` } })).json()) as Json[];
+    expect(rows).toMatchObject([{ commandId: cmd.id, state: 'dropped', reason: 'owner-changed' }]);
   });
 });
 
