@@ -20,7 +20,9 @@ export type DropReason =
   | 'reply-not-written'
   | 'daemon-restart-unconfirmed'
   /** The operator withdrew it from the pending list before any hook took it. */
-  | 'withdrawn';
+  | 'withdrawn'
+  /** Another source took control of the session (the companion launched or resumed it): its input is the one route. */
+  | 'owner-changed';
 
 /** Payload of x.{vendor}.instruction.delivered. */
 export interface DeliveredData {

@@ -12,10 +12,14 @@ type Json = Record<string, unknown>;
 export async function expectOneSession(rig: LaunchRig, session: string, options: { toolCalls?: number } = {}): Promise<void> {
   const types = rig.c.types(session).join(',');
   const sources = rig.d.daemon.context.db.prepare('SELECT kind, owner FROM session_registry WHERE session = ? ORDER BY kind').all(session);
-  expect(sources, 'the installed hooks fired for the launched session').toEqual([
+  // The transcript a hook points to is a source too (it enriches the owner's stream).
+  expect(sources.filter((r) => (r as { kind: string }).kind !== 'transcript'), 'the installed hooks fired for the launched session').toEqual([
     { kind: 'hooks', owner: 0 },
     { kind: 'launched', owner: 1 },
   ]);
+  expect(sources.filter((r) => (r as { kind: string }).kind === 'transcript').every((r) => (r as { owner: number }).owner === 0)).toBe(true);
+  // The agent's replies come over its protocol: a transcript's copy never goes out beside them.
+  expect(rig.c.types(session).filter((t) => t.endsWith('.message.replied'))).toEqual([]);
   const sessions = await rig.d.api<Json[]>('GET', '/api/sessions');
   expect(sessions.json.filter((s) => s.session === session), JSON.stringify(sessions.json)).toHaveLength(1);
   const roster = await rig.c.roster();

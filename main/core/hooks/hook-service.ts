@@ -53,7 +53,9 @@ export interface HookServiceDeps {
    * The session registry: a session another source owns (one the companion launched) gets this
    * call's facts merged into its stream; the hook then claims nothing, holds no permission request
    * (the vendor goes on to its own prompt, which the owner raises and answers) and carries no
-   * steering (the owner's input is the one route).
+   * steering (the owner's input is the one route). A session the record says another source owns
+   * while none owns it live (after a restart) is not claimed: its events go out, nothing is held.
+   * While a launch of the vendor is under way, a hook of such a session waits for it (a resume).
    */
   readonly registry?: SessionRegistry;
 }
@@ -132,7 +134,11 @@ export class HookService {
       permissions.dismissSession(vendor, call.session);
       engine.sessionEnded(vendor, call.session);
     }
-    if (owned) return { emitter, row, loopOn, context, ends, events: [], enriching: outcome.events };
+    if (owned) {
+      // The transcript's facts reach the owner's stream too (transcripts/transcript-feed.ts enriches).
+      if (!unknownLane) this.deps.observed?.(vendor, call, before.run ?? outcome.state.run);
+      return { emitter, row, loopOn, context, ends, events: [], enriching: outcome.events };
+    }
     // A hook the permission loop will hold carries the moment the hold gives up (`expires_at`).
     const held = loopOn && adapter.isHeld(call) && profile.permissionMoments.includes(call.moment) && row.state !== 'ended';
     const events = emitter.stampMapped(call.session, held ? permissions.withDeadline(outcome.events) : outcome.events);
@@ -154,7 +160,9 @@ export class HookService {
     const registry = this.deps.registry;
     if (registry === undefined) return null;
     const pending = registry.whenLaunched(vendor);
-    if (pending === null || registry.owner(call.session) !== undefined || this.deps.tracker.known(vendor, call.session)) return null;
+    if (pending === null || registry.owner(call.session) !== undefined) return null;
+    // A known session waits too when the record says another source owns it (a launched session being resumed).
+    if (this.deps.tracker.known(vendor, call.session) && !registry.ownedElsewhere(call.session, sessionSource(vendor, call.session))) return null;
     return pending;
   }
 
@@ -182,8 +190,10 @@ export class HookService {
         tracker.ended(vendor, call.session);
         return empty;
       }
-      // Another source owns the session: the vendor goes on as if no hook had answered.
-      if (started.enriching !== null) return empty;
+      // Another source owns the session (live, or by the record with none live: the hooks hold no
+      // claim then, so nothing could answer a held request or queue steering): the vendor goes on
+      // as if no hook had answered.
+      if (started.enriching !== null || this.deps.registry?.ownedElsewhere(call.session, sessionSource(vendor, call.session)) === true) return empty;
 
       if (adapter.isHeld(call, loopOn)) {
         const request = events.find((e) => e.type === 'attention.requested');

@@ -26,7 +26,9 @@ import { SteeringEngine } from '../steering/steering-engine';
 import { provideInstructionQueue } from '../steering/instruction-queue';
 import type { Clock } from '../steering/steering-types';
 import { clineHubDiscoveryPath } from '../../../common/cline';
-import { ClineHub } from '../vendors/cline/hub/cline-hub';
+import { ClineHub, type ClineHubDeps } from '../vendors/cline/hub/cline-hub';
+import type { SessionRegistry } from '../sessions/registry';
+import type { OwnerPort } from '../sessions/source';
 import { commandRouter } from './command-router';
 import { hookRoute } from './hook-routes';
 import { HookService } from './hook-service';
@@ -122,7 +124,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       vendors: VENDORS,
       // Cline is steered through its hub: its verbs are declared only while the hub can carry them.
       steeringVerbs: (vendor, session) => (vendor === 'cline' ? clineHub.verbs(session) : undefined),
-      ownedElsewhere: (session) => registry.owner(session) !== undefined,
+      ownedElsewhere: (vendor, session) => registry.ownedElsewhere(session, sessionSource(vendor, session)),
     });
     // The daemon's own tokens are always secret values (rule b), whatever the operator configured;
     // the options are built again only when a token rotates, not per redacted string.
@@ -150,6 +152,7 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
       steeringEnabled: () => killSwitch.enabled,
       redeclare: () => tracker.redeclareAll(),
       sessionEnded: (session) => tracker.ended('cline', session),
+      registry: hubRegistry(registry, emitter('cline')),
     });
     // Transcripts the hooks point to: read after the hook is answered, only under the user's home.
     const transcripts = ctx.installerHost
@@ -159,6 +162,11 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
           enabled: () => ctx.settings.get('features.transcripts'),
           emitter,
           context: () => mappingContext(false),
+          sighted: (vendor, session) => {
+            if (!registry.knows(session, 'transcript')) registry.sighted({ session, kind: 'transcript', agent: vendor, source: sessionSource(vendor, session) });
+          },
+          // A session another source owns gets the transcript's facts merged into its stream.
+          enrich: (session, events) => (registry.owner(session) === undefined ? Promise.resolve(false) : registry.enrich(session, events)),
           audit,
           logger: createLogger('transcripts'),
           positions: ctx.db.memory ? undefined : sqlitePositions(ctx.db),
@@ -218,10 +226,14 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
         }
       }),
     );
-    // A session another source took (the companion launched it) is not the hooks' to claim.
+    // A session another source took (the companion launched it) is not the hooks' to claim, and
+    // what the hook path still queued for it is dropped (`owner-changed`): the owner's input is the
+    // one route. An owner on the vendor's own emitter (the Cline hub) shares the hooks' claim.
     unsubscribers.push(
       registry.onOwnerChange((session, owner) => {
-        if (owner !== undefined && isVendorId(owner.agent)) tracker.yielded(owner.agent, session);
+        if (owner === undefined || !isVendorId(owner.agent) || owner.source === sessionSource(owner.agent, session)) return;
+        engine.ownerChanged(owner.agent, session);
+        tracker.yielded(owner.agent, session);
       }),
     );
     for (const vendor of VENDORS) {
@@ -230,6 +242,9 @@ export function createHooksFeature(options: HooksFeatureOptions = {}): Feature {
     }
     // What a previous run left queued is settled before any new hook can deliver it.
     engine.reconcile();
+    // A session another source took before a crash let the drop commit: its hook-path queue goes now.
+    for (const item of steeringRepo.allQueued())
+      if (registry.ownedElsewhere(item.session, sessionSource(item.vendor, item.session))) engine.ownerChanged(item.vendor, item.session);
     tracker.restore();
     // Permission hooks a crashed daemon held are gone with it: their requests are dismissed.
     permissions.reconcile();
@@ -302,6 +317,38 @@ export function isEmitterSession(e: AepEvent): e is AepEvent & { session: string
   if (typeof e.session !== 'string' || e.session === '') return false;
   if (isCommandType(e.type) || e.type === 'attention.routed') return false;
   return !(isVendorId(e.agent) && e.source === sessionSource(e.agent, e.session));
+}
+
+/** The facts only the Cline hub reports: its approval cards, pending prompts, inputs and status. */
+const HUB_FACTS = /^(attention\.|x\.cline\.(input|prompts|hub)\.)/;
+
+/**
+ * The Cline hub's side of the registry: the hub and the hooks emit on the one Cline emitter, so
+ * the hub's port stamps the hooks' facts there as they are (their runs are the session's runs).
+ */
+function hubRegistry(registry: SessionRegistry, emitter: VendorEmitter): NonNullable<ClineHubDeps['registry']> {
+  const ports = new Map<string, OwnerPort>();
+  return {
+    sighted: (session) => registry.sighted({ session, kind: 'hub', agent: 'cline', source: sessionSource('cline', session) }),
+    controls: (session, yes) => {
+      const held = ports.get(session);
+      if (!yes) {
+        if (held !== undefined) registry.disown(session, held);
+        ports.delete(session);
+        return;
+      }
+      const port: OwnerPort = {
+        kind: 'hub',
+        agent: 'cline',
+        source: sessionSource('cline', session),
+        currentRun: () => emitter.mappingState(session).run,
+        emit: (events) => emitter.send(emitter.stampMapped(session, events)),
+        reports: (type) => HUB_FACTS.test(type),
+      };
+      ports.set(session, port);
+      registry.own(session, port);
+    },
+  };
 }
 
 /** The hooks feature as the daemon starts it. */

@@ -26,10 +26,11 @@ export interface SessionTrackerDeps {
   /** The vendors whose emitters the idle sweep trims (the daemon passes all). */
   readonly vendors?: readonly VendorId[];
   /**
-   * True when another source owns control of the session live (sessions/registry.ts: a session
-   * the companion launched): the hooks then never claim it, they only enrich it.
+   * True when a source emitting under another source URI owns control of the session
+   * (sessions/registry.ts: a session the companion launched, live or by the record): the hooks then
+   * never claim it. An owner on the vendor's own emitter (the Cline hub) shares the hooks' claim.
    */
-  readonly ownedElsewhere?: (session: string) => boolean;
+  readonly ownedElsewhere?: (vendor: VendorId, session: string) => boolean;
 }
 
 /** One hook call's facts about its session. */
@@ -135,7 +136,7 @@ export class SessionTracker {
 
   private declare(row: SessionRow): void {
     if (row.vendor === null) return;
-    if (this.deps.ownedElsewhere?.(row.session) === true) {
+    if (this.deps.ownedElsewhere?.(row.vendor, row.session) === true) {
       this.deps.emitter(row.vendor).yieldClaim(row.session);
       return;
     }

@@ -17,6 +17,7 @@ import type { SettingsRepo } from '../store/settings-repo';
 import type { AuditSink } from '../steering/steering-types';
 import type { SessionRegistry } from '../sessions/registry';
 import type { OwnerPort, SourceKind } from '../sessions/source';
+import { speaksWithAgent } from '../sessions/merge';
 import { newTurnMappingState, runFailed } from './acp-mapping';
 import { launchedSource, type AgentEmitter } from './agent-emitter';
 import { killLeftover } from './agent-process';
@@ -243,6 +244,8 @@ export class AgentsHost {
       source: launchedSource(agent, id),
       currentRun: () => session.currentRun,
       emit: (events) => session.emitFacts(events),
+      // The agent's replies, usage and errors arrive over its protocol: a transcript's copies are dropped.
+      reports: speaksWithAgent,
       joined: (kind: SourceKind) => {
         if (kind !== 'hooks' || session.ended || this.hooked.has(id)) return;
         this.hooked.add(id);

@@ -37,6 +37,18 @@ export function ownerOnly(type: string): boolean {
   return OWNER_FAMILIES.some((family) => family.test(type));
 }
 
+/**
+ * The agent's own words and what its protocol tells of each turn (replies, usage, a user's
+ * interrupt, an API error): an owner that speaks with the agent (ACP, the app-server) reports them
+ * itself, so a transcript's copies are dropped.
+ */
+const AGENT_WORDS = /^(x\.[a-z0-9-]+\.(message\.replied|usage\.reported|run\.interrupted)|error\.raised)$/;
+
+/** True for the event types an owner that speaks with the agent reports itself (`ownerOnly` and the agent's words). */
+export function speaksWithAgent(type: string): boolean {
+  return ownerOnly(type) || AGENT_WORDS.test(type);
+}
+
 /** Fact keys remembered per session; the oldest fall off first (a bound, not a window). */
 export const MAX_FACTS_PER_SESSION = 4_096;
 

@@ -49,6 +49,8 @@ export class SessionRegistry {
   private readonly seen = new Map<string, Map<SourceKind, SourceSighting & { readonly atMs: number; written: boolean }>>();
   private readonly listeners = new Set<OwnerListener>();
   private readonly launching = new Set<Launching>();
+  /** The stored owner's source per session looked up (null: none); `own` keeps it current. */
+  private readonly storedSources = new Map<string, string | null>();
 
   constructor(private readonly deps: SessionRegistryDeps) {}
 
@@ -92,6 +94,7 @@ export class SessionRegistry {
         entry.written = true;
       }
     this.deps.repo.owned({ session, kind: port.kind, agent: port.agent, source: port.source, nowMs });
+    this.storedSources.delete(session);
     let kinds = this.seen.get(session);
     if (kinds === undefined) this.seen.set(session, (kinds = new Map()));
     kinds.set(port.kind, { session, kind: port.kind, agent: port.agent, source: port.source, atMs: nowMs, written: true });
@@ -117,6 +120,23 @@ export class SessionRegistry {
   /** The stored owner row of the session (what survives a restart), or null. */
   storedOwner(session: string): RegistryRow | null {
     return this.deps.repo.of(session).find((r) => r.owner) ?? null;
+  }
+
+  /**
+   * True when a source other than the one emitting under `source` owns control of the session:
+   * live, or by the stored record when no owner is live (after a restart the launch host holds a
+   * session it launched until it resumes it; the hooks of that session do not claim it meanwhile).
+   */
+  ownedElsewhere(session: string, source: string): boolean {
+    const live = this.owners.get(session);
+    if (live !== undefined) return live.source !== source;
+    let stored = this.storedSources.get(session);
+    if (stored === undefined) {
+      stored = this.storedOwner(session)?.source ?? null;
+      this.storedSources.set(session, stored);
+      if (this.storedSources.size > MAX_REMEMBERED) this.storedSources.delete(this.storedSources.keys().next().value as string);
+    }
+    return stored !== null && stored !== source;
   }
 
   /** Every source of the session: those stored, then those only this process saw. */
@@ -151,10 +171,16 @@ export class SessionRegistry {
     const owner = this.owners.get(session);
     const ledger = this.ledgers.get(session);
     if (owner === undefined || ledger === undefined) return false;
+    // An owner that reports no turns of its own (the Cline hub) takes the source's turns as they are.
+    const ownRuns = owner.reports?.('run.started') ?? true;
     const run = owner.currentRun() ?? undefined;
     const kept: MappedEvent[] = [];
     for (const e of events) {
       if (!ledger.admit(false, e.type, e.data)) continue;
+      if (!ownRuns) {
+        kept.push(e);
+        continue;
+      }
       const callId = e.type.startsWith('tool.') ? toolCallId(e.data) : undefined;
       kept.push({ ...e, run, ...(callId !== undefined ? { subject: callId } : {}) });
     }

@@ -10,6 +10,13 @@
  * - An enriching source asks `SessionRegistry.owner(session)` before it emits: with an owner it
  *   hands its mapped events to `SessionRegistry.enrich` (never emits, claims or holds a reply of
  *   its own), without one it emits as before.
+ * - Owners: the launch host (`launched`) and the OpenHands bridge (`server`) own what they run or
+ *   follow; the Cline hub (`hub`) owns a session while it can act on it (connected, known to the
+ *   hub, opted in). The hub speaks on the Cline emitter the hooks use, so its port shares their
+ *   claim and keeps their turns; `SessionRegistry.ownedElsewhere` (an owner under another source
+ *   URI, live or by the record after a restart) is what keeps the hooks from claiming.
+ * - Sightings: `hooks` (hook-service.ts), `transcript` (transcript-feed.ts), `hub`, `server`,
+ *   `launched`.
  */
 import type { MappedEvent } from '../vendors/types';
 
@@ -45,8 +52,10 @@ export interface OwnerPort {
   /**
    * True for an event type the owner reports itself, so another source's unkeyed copy is dropped
    * (default `ownerOnly` in merge.ts: the session's lifecycle, turns, cards, tool calls and the
-   * hook path's steering). An owner that also reports the agent's words says so here, and a
-   * transcript's copy of them is then dropped too.
+   * hook path's steering). An owner that also reports the agent's words says so here
+   * (`speaksWithAgent` in merge.ts), and a transcript's copy of them is then dropped too. An owner
+   * that reports no turns (false for `run.started`) takes another source's facts as they are, with
+   * their own runs and subjects (the Cline hub, whose turns are the hooks').
    */
   reports?(type: string): boolean;
 }

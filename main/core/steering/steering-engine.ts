@@ -201,6 +201,15 @@ export class SteeringEngine {
     return this.drop(this.deps.repo.queued(vendor, session), 'session-ended', { actor: 'daemon', surface: 'daemon' }).count;
   }
 
+  /**
+   * Another source took control of the session (sessions/registry.ts): what the hook path still
+   * holds queued for it is dropped with `owner-changed`, so each message takes exactly one route
+   * (the owner's input); the operator sends it again there.
+   */
+  ownerChanged(vendor: VendorId, session: string): number {
+    return this.drop(this.deps.repo.queued(vendor, session), 'owner-changed', { actor: 'daemon', surface: 'daemon' }).count;
+  }
+
   /** The kill switch turned off: every queued instruction is dropped with `steering-disabled`. */
   steeringDisabled(by: { actor: string; surface: Surface }): number {
     return this.drop(this.deps.repo.allQueued(), 'steering-disabled', by).count;

@@ -6,7 +6,7 @@
 import type { VendorId } from '../../../common/vendors';
 import type { VendorEmitter } from '../steering/vendor-emitter';
 import type { AuditSink } from '../steering/steering-types';
-import type { MappingContext } from '../vendors/types';
+import type { MappedEvent, MappingContext } from '../vendors/types';
 import type { Logger } from '../logger';
 import { claudeCodeTranscripts } from '../vendors/claude-code/transcript';
 import { codexTranscripts } from '../vendors/codex/transcript';
@@ -35,6 +35,14 @@ export interface TranscriptFeedDeps {
   readonly context: () => MappingContext;
   readonly audit: AuditSink;
   readonly logger: Logger;
+  /** Tells the session registry the transcript source sees the session (sessions/source.ts). */
+  readonly sighted?: (vendor: VendorId, session: string) => void;
+  /**
+   * Hands facts to the owner of a session another source owns (the registry's merge drops those
+   * the owner reports itself, such as the replies ACP already carries); false: none owns it live,
+   * the facts go out through the vendor's emitter.
+   */
+  readonly enrich?: (session: string, events: readonly MappedEvent[]) => Promise<boolean>;
   readonly positions?: PositionStore;
   readonly limits?: Partial<TailerLimits>;
 }
@@ -51,8 +59,11 @@ export function createTranscriptFeed(deps: TranscriptFeedDeps): TranscriptTailer
     logger: deps.logger,
     deliver: async (vendor, session, facts, run) => {
       const emitter = deps.emitter(vendor);
+      deps.sighted?.(vendor, session);
       const events = transcriptEvents(vendor, facts, deps.context(), run ?? emitter.mappingState(session).run);
-      if (events.length > 0) await emitter.send(emitter.stampMapped(session, events));
+      if (events.length === 0) return;
+      if (deps.enrich !== undefined && (await deps.enrich(session, events))) return;
+      await emitter.send(emitter.stampMapped(session, events));
     },
     refused: (vendor, session, path, reason) =>
       deps.audit({

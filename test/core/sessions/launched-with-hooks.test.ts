@@ -5,27 +5,30 @@
  * passed through rather than held, the hook path's verb is taken by the launch host, and the
  * ownership is still on disk after a restart.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon } from '../launched/agents-harness';
+import { Consumer, removeAgentsDir, startAgentsDaemon, type AgentsDaemon, type HostOverride } from '../launched/agents-harness';
+import { acquireAgentPorts } from '../../../main/core/steering/agent-ports';
 import { ccPayload, postHook } from '../hooks/hooks-harness';
 
 type Json = Record<string, unknown>;
 let d: AgentsDaemon | undefined;
 let c: Consumer | undefined;
 const dirs: string[] = [];
+const homes: string[] = [];
 afterEach(async () => {
   c?.close();
   await d?.close();
   for (const dir of dirs.splice(0)) removeAgentsDir(dir);
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
   c = undefined;
   d = undefined;
 });
 
-async function launched(dataDir?: string, turnDelayMs = 50): Promise<{ d: AgentsDaemon; c: Consumer; session: string }> {
-  d = await startAgentsDaemon({}, dataDir);
+async function launched(dataDir?: string, turnDelayMs = 50, host?: HostOverride): Promise<{ d: AgentsDaemon; c: Consumer; session: string }> {
+  d = await startAgentsDaemon({}, dataDir, host);
   if (dataDir === undefined) dirs.push(d.dataDir);
   d.daemon.context.settings.set({ 'features.steering': true });
   d.mock('claude-code', `--turn-delay=${turnDelayMs}`);
@@ -89,7 +92,7 @@ describe('a launched session the user\'s hooks see too', () => {
     expect(consumer.frames.filter((f) => f.type === 'error')).toEqual([]);
   });
 
-  it('keeps its owner across a restart: one row still, and the hooks of the now unowned session speak for it on their own', async () => {
+  it('keeps its owner across a restart: one row still, and the hooks of the now unowned session speak for it on their own without claiming it', async () => {
     const first = await launched();
     const { session } = first;
     await hook(first.d, ccPayload('SessionStart', session, { source: 'startup' }));
@@ -104,9 +107,43 @@ describe('a launched session the user\'s hooks see too', () => {
     expect(owner).toEqual([{ kind: 'launched', source: `aep://localhost/agent/claude-code/launched/${session}` }]);
     const rows = await d.api<Json[]>('GET', '/api/sessions');
     expect(rows.json.filter((s) => s.session === session)).toHaveLength(1);
-    // No live owner after the restart: a hook of that session (resumed in a terminal) is not swallowed.
+    // No live owner after the restart: a hook of that session (resumed in a terminal) is not swallowed,
+    // but the hooks claim nothing the record says the launch host holds: no second route, still one row.
     c = await Consumer.connect(d.url, d.daemon.tokens.operator);
+    expect(((await c.roster()).entries as Json[]).filter((e) => e.session === session)).toHaveLength(0);
     await hook(d, ccPayload('UserPromptSubmit', session, { prompt: 'resumed in a terminal' }));
     await c.waitEvent((e) => e.session === session && e.type === 'run.started' && String(e.source).includes('/session/'), 'the hook\'s own run.started');
+    expect(((await c.roster()).entries as Json[]).filter((e) => e.session === session)).toHaveLength(0);
+    expect((await d.api<Json[]>('GET', '/api/sessions')).json.filter((s) => s.session === session)).toHaveLength(1);
+  });
+
+  it('merges its transcript into the owner: what the agent\'s protocol already said is dropped, the rest goes out as the owner\'s', async () => {
+    // Its own home (removed at the end; `dirs` removes a data directory's parent).
+    const home = mkdtempSync(join(tmpdir(), 'aep-launch-home-'));
+    homes.push(home);
+    const host: HostOverride = { home, path: process.env.PATH ?? '', processEnv: {}, runtime: { path: process.execPath, electron: false } };
+    const { d: daemon, c: consumer, session } = await launched(undefined, 50, host);
+    await consumer.waitEvent((e) => e.session === session && e.type === 'session.started', 'owner session.started');
+    const dir = join(home, '.claude', 'projects', 'proj');
+    mkdirSync(dir, { recursive: true });
+    const transcript = join(dir, `${session}.jsonl`);
+    const lines = [
+      { type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'REPLY-FROM-TRANSCRIPT' }], usage: { input_tokens: 3, output_tokens: 2 } } },
+      { type: 'summary', summary: 'TITLE-FROM-TRANSCRIPT' },
+    ];
+    writeFileSync(transcript, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    await hook(daemon, ccPayload('Stop', session, { transcript_path: transcript }));
+    const titled = await consumer.waitEvent((e) => e.session === session && e.type === 'x.claude-code.session.titled', 'the transcript title');
+    expect(titled.source).toBe(`aep://localhost/agent/claude-code/launched/${session}`);
+    // Read in the same pass as the title: the reply, which ACP carries, never went out a second time.
+    const types = consumer.types(session);
+    expect(types.filter((t) => t === 'x.claude-code.message.replied' || t === 'x.claude-code.usage.reported')).toEqual([]);
+    expect(new Set(consumer.of(session).map((e) => e.source))).toEqual(new Set([`aep://localhost/agent/claude-code/launched/${session}`]));
+    const lease = acquireAgentPorts(daemon.daemon.context);
+    try {
+      expect(lease.ports.registry.sources(session).map((r) => r.kind).sort()).toEqual(['hooks', 'launched', 'transcript']);
+    } finally {
+      lease.release();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { factKey, ownerOnly, SessionRegistry, type OwnerPort, type SourceKind } from '../../../main/core/sessions';
+import { factKey, ownerOnly, SessionRegistry, speaksWithAgent, type OwnerPort, type SourceKind } from '../../../main/core/sessions';
 import { openDb } from '../../../main/core/store';
 import { SessionRegistryRepo } from '../../../main/core/store/session-registry-repo';
 import { ClaimRegistry, type Claimant } from '../../../main/core/relay/claims';
@@ -99,6 +99,52 @@ describe('the merge of two sources of one session', () => {
     db.close();
   });
 
+  it('an owner on the source\'s own emitter that reports no turns (the Cline hub): the hooks\' facts keep their runs and subjects, only its own families are dropped', async () => {
+    const { db } = tempDb();
+    const hubFacts = (type: string): boolean => type.startsWith('attention.');
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(factArb, { maxLength: 40 }), async (raw) => {
+        const facts: Fact[] = raw.map((f, n) => ({ ...f, from: 'hooks', n }));
+        const registry = registryOn(db);
+        const session = `hub-${round++}`;
+        const out: MappedEvent[] = [];
+        const port: OwnerPort = { kind: 'hub', agent: 'cline', source: 'aep://localhost/agent/cline/session/x', currentRun: () => 'hub-run', emit: async (events) => void out.push(...events), reports: hubFacts };
+        registry.own(session, port);
+        for (const f of facts) expect(await registry.enrich(session, [mappedOf(f)])).toBe(true);
+        const seen = new Set<string>();
+        const expected = facts.filter((f) => {
+          const key = factKey(f.type, mappedOf(f).data);
+          if (key === null) return !hubFacts(f.type);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        });
+        expect(out).toEqual(expected.map(mappedOf));
+      }),
+      { numRuns: 200 },
+    );
+    db.close();
+  });
+
+  it('an owner that speaks with the agent (ACP): a transcript\'s replies, usage, interrupts and errors are dropped, its titles and other facts join the owner\'s run', async () => {
+    const { db } = tempDb();
+    const registry = registryOn(db);
+    const out: MappedEvent[] = [];
+    const port: OwnerPort = { kind: 'launched', agent: 'claude-code', source: 'aep://localhost/agent/claude-code/launched/t', currentRun: () => 'owner-run', emit: async (events) => void out.push(...events), reports: speaksWithAgent };
+    registry.own('t', port);
+    const transcriptTypes = ['x.claude-code.message.replied', 'x.claude-code.usage.reported', 'x.claude-code.run.interrupted', 'error.raised', 'x.claude-code.session.titled', 'run.started', 'x.qwen-code.message.replied'];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...transcriptTypes), { maxLength: 20 }), async (types) => {
+        out.length = 0;
+        expect(await registry.enrich('t', types.map((type) => ({ type, run: 'hook-run', capture: 'full', data: {} })))).toBe(true);
+        expect(out.map((e) => e.type)).toEqual(types.filter((t) => t === 'x.claude-code.session.titled'));
+        for (const e of out) expect(e.run).toBe('owner-run');
+      }),
+    );
+    db.close();
+  });
+
   it('without a live owner nothing is merged: the source emits on its own', async () => {
     const { db } = tempDb();
     const registry = registryOn(db);
@@ -158,6 +204,9 @@ describe('ownership across restarts', () => {
           expect(new Set(db.prepare('SELECT kind FROM session_registry WHERE session = ?').all(session).map((r) => (r as { kind: string }).kind))).toEqual(stored);
           expect(registry.sources(session).filter((r) => r.owner).length).toBe(storedOwner === null ? 0 : 1);
           expect(registry.owner(session)).toBe(live);
+          // Another source's owner, live or by the record with none live, keeps the hooks from claiming.
+          const ownerSource = live?.source ?? (storedOwner === null ? null : `aep://localhost/${storedOwner}`);
+          for (const kind of ['hooks', 'hub'] as const) expect(registry.ownedElsewhere(session, `aep://localhost/${kind}`)).toBe(ownerSource !== null && ownerSource !== `aep://localhost/${kind}`);
         }
         db.close();
       }),

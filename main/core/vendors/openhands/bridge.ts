@@ -28,6 +28,12 @@ export interface BridgeDeps {
   readonly verbs: (conversation: string) => readonly string[];
   /** Sees every event of a conversation once it is mapped; returns stamped followers (the control's settlements). */
   readonly observed: (conversation: string, event: OhEvent, mapping: ConversationMapping) => AepEvent[];
+  /**
+   * The session registry as the bridge reports to it (sessions/source.ts, wired by the feature): a
+   * conversation the bridge follows is sighted and owned by it (`true`), and let go when it ends or
+   * the bridge detaches (`false`).
+   */
+  readonly controls?: (conversation: string, yes: boolean) => void;
   readonly pollMs?: number;
   readonly backoffMs?: { readonly initial: number; readonly max: number };
 }
@@ -82,7 +88,10 @@ export class OpenHandsBridge {
     for (const w of this.watched.values()) w.watch.stop();
     const live = [...this.watched.values()].filter((w) => !w.ended);
     this.watched.clear();
-    for (const w of live) this.deps.emitter.release(w.id);
+    for (const w of live) {
+      this.deps.emitter.release(w.id);
+      this.deps.controls?.(w.id, false);
+    }
     this.conn = null;
     this.rest = null;
     this.link = { state: 'disconnected', reason: null, version: null };
@@ -209,6 +218,7 @@ export class OpenHandsBridge {
       }),
     };
     this.watched.set(id, w);
+    this.deps.controls?.(id, true);
     if (mapping.run !== null) this.deps.emitter.setMappingState(id, { ...this.deps.emitter.mappingState(id), run: mapping.run });
     this.declare(id);
     w.watch.start();
@@ -265,5 +275,6 @@ export class OpenHandsBridge {
     w.watch.stop();
     this.deps.cursors.ended(server, w.id);
     this.deps.emitter.release(w.id);
+    this.deps.controls?.(w.id, false);
   }
 }

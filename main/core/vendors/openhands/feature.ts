@@ -10,8 +10,8 @@ import type { VendorId } from '../../../../common/vendors';
 import { redact } from '../../aep/redact';
 import { ulid } from '../../aep/ulid';
 import { acquireAgentPorts } from '../../steering/agent-ports';
-import { EMITTER_INSTANCE, VendorEmitter } from '../../steering/vendor-emitter';
-import type { MappingContext } from '../types';
+import { EMITTER_INSTANCE, sessionSource, VendorEmitter } from '../../steering/vendor-emitter';
+import type { MappedEvent, MappingContext } from '../types';
 import { apiError } from '../../api/index';
 import type { DaemonContext, Disposer, Feature } from '../../daemon-context';
 import { createLogger } from '../../logger';
@@ -43,7 +43,7 @@ export function createOpenHandsFeature(options: OpenHandsFeatureOptions = {}): F
   return (ctx: DaemonContext): Disposer => {
     const log = createLogger('openhands');
     const lease = acquireAgentPorts(ctx);
-    const { acks, audit, durable, killSwitch } = lease.ports;
+    const { acks, audit, durable, killSwitch, registry } = lease.ports;
     const link = ctx.relay.attachEmitter({ agent: OPENHANDS_AGENT, instance: EMITTER_INSTANCE, typed: true });
     const epoch = new EpochsRepo(ctx.db).next(`${OPENHANDS_AGENT}/${EMITTER_INSTANCE}`);
     // OpenHands is no hook vendor (no VendorId): the emitter needs only its name for the source URI.
@@ -84,9 +84,32 @@ export function createOpenHandsFeature(options: OpenHandsFeatureOptions = {}): F
       context,
       verbs: (conversation) => (blocked(conversation) === null ? OPENHANDS_VERBS : []),
       observed: (conversation, event, mapping) => control.observed(conversation, event, mapping),
+      controls: (conversation, yes) => serverOwns(conversation, yes),
       pollMs: options.pollMs,
       backoffMs: options.backoffMs,
     });
+    // The server is the one source of its conversations and can act on them: it owns them (sessions/registry.ts).
+    const ports = new Map<string, Parameters<typeof registry.own>[1]>();
+    const serverOwns = (conversation: string, yes: boolean): void => {
+      const held = ports.get(conversation);
+      if (!yes) {
+        if (held !== undefined) registry.disown(conversation, held);
+        ports.delete(conversation);
+        return;
+      }
+      if (held !== undefined) return;
+      const source = sessionSource(OPENHANDS_AGENT as VendorId, conversation);
+      registry.sighted({ session: conversation, kind: 'server', agent: OPENHANDS_AGENT, source });
+      const port = {
+        kind: 'server' as const,
+        agent: OPENHANDS_AGENT,
+        source,
+        currentRun: () => bridge.watched.get(conversation)?.mapping.run ?? null,
+        emit: (events: readonly MappedEvent[]) => bridge.send(conversation, events),
+      };
+      ports.set(conversation, port);
+      registry.own(conversation, port);
+    };
     const connect = (conn: OpenHandsConnection): void => {
       removeSecret?.();
       removeSecret = ctx.addSecret?.(conn.key) ?? null;

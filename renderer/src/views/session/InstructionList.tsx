@@ -21,6 +21,7 @@ const DROP_REASONS: Record<string, string> = {
   'session-ended': 'the session ended before another eligible hook',
   'steering-disabled': 'steering was turned off',
   'session-idle': 'the session stayed idle past the expiry',
+  'owner-changed': 'the companion took control of the session (launched or resumed): send it again there',
 };
 
 /** One line explaining the phase. */

@@ -13,6 +13,7 @@ import { validateStream } from '../../../../main/core/aep';
 import { startDaemon, type DaemonHandle } from '../../../../main/core/daemon';
 import { sendSessionCommand } from '../../../../main/cli/commands/session-command';
 import { createHooksFeature } from '../../../../main/core/hooks/hooks-feature';
+import { acquireAgentPorts } from '../../../../main/core/steering/agent-ports';
 import { command, Consumer, postHook } from '../../hooks/hooks-harness';
 import { recordedEvents, startStubHub, type Envelope, type StubHub } from './stub-hub';
 
@@ -516,5 +517,47 @@ describe('Cline hub control', () => {
     await hook(TASK_START, N1, false);
     await c.event((e) => e.type === 'session.started' && e.session === N1);
     expect(await accepts(c, N1)).toEqual([]);
+  });
+
+  it('the hub owns control of a session it can act on and the hooks enrich it: one row, one claim, one card, the hooks\' tool events', async () => {
+    const { c, hub, hook, daemon } = await setup();
+    const lease = acquireAgentPorts(daemon.context);
+    const registry = lease.ports.registry;
+    try {
+      await hook(TASK_START, N1);
+      await untilDeclared(c, N1);
+      const source = `aep://localhost/agent/cline/session/${N1}`;
+      expect(registry.owner(N1)).toMatchObject({ kind: 'hub', agent: 'cline', source });
+      const stored = daemon.context.db.prepare('SELECT kind, source, owner FROM session_registry WHERE session = ? ORDER BY kind').all(N1);
+      expect(stored).toEqual([
+        { kind: 'hooks', source, owner: 0 },
+        { kind: 'hub', source, owner: 1 },
+      ]);
+      // The hooks' facts go through the owner: their tool events are on the stream, once.
+      await hook(PRE_TOOL, N1);
+      const tool = await c.event((e) => e.type === 'tool.requested' && e.session === N1);
+      expect(tool.source).toBe(source);
+      hub?.publish(ofSession(recordedEvents('frames-n1.jsonl'), N1).filter((e) => e.event === 'approval.requested').slice(0, 1));
+      await c.event((e) => e.type === 'attention.requested' && e.session === N1);
+      await hook(PRE_TOOL, N1);
+      const events = c.events().filter((e) => e.session === N1);
+      expect(events.filter((e) => e.type === 'session.started')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'attention.requested')).toHaveLength(1);
+      expect(new Set(events.map((e) => e.source))).toEqual(new Set([source]));
+      expect((await c.roster()).filter((e) => e.session === N1)).toHaveLength(1);
+      const list = (await (await fetch(`${daemon.url}/api/sessions`, { headers: { authorization: `Bearer ${daemon.tokens.operator}` } })).json()) as { session: string }[];
+      expect(list.filter((r) => r.session === N1)).toHaveLength(1);
+      // A verb is routed to the one claimant, never refused as ambiguous.
+      const cmd = command('x.cline.control.send_input', N1, { text: 'one route', delivery: 'queue' }, { capture: 'redacted' });
+      c.send(cmd);
+      expect((await ackOf(c, cmd)).type).toBe('control.accepted');
+      expect(c.texts.some((t) => t.includes('ambiguous'))).toBe(false);
+      // The session ends: the hub lets go of it.
+      await hook(SHUTDOWN, N1);
+      await c.event((e) => e.type === 'session.ended' && e.session === N1);
+      expect(registry.owner(N1)).toBeUndefined();
+    } finally {
+      lease.release();
+    }
   });
 });

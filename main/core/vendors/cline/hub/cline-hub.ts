@@ -34,6 +34,15 @@ export interface ClineHubDeps {
   readonly redeclare: () => void;
   /** Records that a session ended (its claim is released). */
   readonly sessionEnded: (session: string) => void;
+  /**
+   * The session registry as the hub reports to it (sessions/source.ts, wired by the hooks feature):
+   * every session the hub names is sighted; the hub owns control of those it can act on (connected,
+   * known to the hub, live and opted in) and lets go when it no longer can.
+   */
+  readonly registry?: {
+    sighted(session: string): void;
+    controls(session: string, yes: boolean): void;
+  };
   /** Test seam: backoff and reply timeout of the client. */
   readonly client?: Partial<Pick<HubClientOptions, 'backoffMs' | 'replyTimeoutMs'>>;
 }
@@ -44,6 +53,8 @@ export class ClineHub {
   readonly control: HubControl;
   private client: HubClient | null = null;
   private readonly probed = new Set<string>();
+  /** The sessions the hub owns control of in the registry. */
+  private readonly owned = new Set<string>();
   private closed = false;
 
   constructor(private readonly deps: ClineHubDeps) {
@@ -52,7 +63,11 @@ export class ClineHub {
       context: deps.context,
       tracked: (id) => this.row(id)?.state !== undefined && this.row(id)?.state !== 'ended',
       answerable: (id) => this.verbs(id).length > 0,
-      onKnown: () => deps.redeclare(),
+      onKnown: (id) => {
+        deps.registry?.sighted(id);
+        this.sync(id);
+        deps.redeclare();
+      },
       send: (events) => this.send(events),
       ended: (id) => {
         const ended = mapped('session.ended', deps.context(), { reason: 'normal' });
@@ -114,13 +129,18 @@ export class ClineHub {
       )
         continue;
       if (e.type === 'session.ended') {
+        this.sync(e.session, false);
         const s = this.tap.session(e.session);
         for (const input of [...(s?.inputs ?? [])])
           this.tap.settle(e.session, s!, input, 'dropped', 'the session ended');
         continue;
       }
       // Any event of an opted-in session starts the tap (a session live across a daemon restart too).
-      if (this.tap.session(e.session) || this.probed.has(e.session)) continue;
+      if (this.tap.session(e.session)) {
+        if (!this.owned.has(e.session)) this.sync(e.session);
+        continue;
+      }
+      if (this.probed.has(e.session)) continue;
       if (!this.row(e.session)?.instructOptIn) continue;
       this.ensureClient();
       if (this.client?.status.state === 'connected') void this.probe(e.session);
@@ -135,6 +155,7 @@ export class ClineHub {
   /** Stops the client. */
   close(): void {
     this.closed = true;
+    for (const session of [...this.owned]) this.sync(session, false);
     this.client?.stop();
     this.client = null;
   }
@@ -173,8 +194,25 @@ export class ClineHub {
       );
   }
 
+  /**
+   * Tells the registry whether the hub can act on the session now (`can`, else worked out: the hub
+   * connected and knowing the session, the session live and opted in), when that changed.
+   */
+  private sync(session: string, can = this.canAct(session)): void {
+    if (this.deps.registry === undefined || this.owned.has(session) === can) return;
+    if (can) this.owned.add(session);
+    else this.owned.delete(session);
+    this.deps.registry.controls(session, can);
+  }
+
+  private canAct(session: string): boolean {
+    const row = this.row(session);
+    return !this.closed && this.status.state === 'connected' && this.tap.session(session) !== undefined && row !== null && row.state !== 'ended' && row.instructOptIn;
+  }
+
   private statusChanged(status: HubStatus): void {
     if (status.state === 'connected') this.probed.clear();
+    for (const session of [...this.owned]) this.sync(session);
     this.deps.redeclare();
     const live = this.deps.sessions
       .live()
@@ -182,6 +220,7 @@ export class ClineHub {
     for (const row of live) {
       if (status.state === 'connected' && !this.tap.session(row.session))
         void this.probe(row.session);
+      this.sync(row.session);
       if (status.state === 'connecting') continue;
       const data = { state: status.state === 'connected' ? 'connected' : 'hooks-only' };
       const event = mapped('x.cline.hub.status', this.deps.context(), data, {
