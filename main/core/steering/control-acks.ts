@@ -5,7 +5,7 @@
  */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { RecordedAck, QueuedInstruction, SteeringRepo } from '../store/steering-repo';
-import type { Clock, Keep, VendorChannel } from './steering-types';
+import type { Clock, DurableLog, Keep, VendorChannel } from './steering-types';
 
 /** The AEP-0004 §3 nack reasons. */
 export type RejectReason = 'unsupported' | 'unauthorized' | 'busy' | 'refused' | 'invalid';
@@ -54,6 +54,52 @@ export class ControlAcks {
     if (!fresh) return null;
     keep(channel, [ack]);
     return ack;
+  }
+}
+
+/** What deciding a command came to, for `decideOnce`. */
+export interface DecidedOutcome {
+  readonly decision: AckDecision;
+  /** Events to send once the ack is out (cause-linked followers). */
+  readonly after?: (ackId: string) => AepEvent[];
+  /** No ack was made for this decision (another delivery was recorded first): undo what it set up. */
+  readonly abandon?: () => void;
+}
+
+/**
+ * Decides a command once, for a control surface of its own (the Cline hub, the OpenHands server):
+ * a redelivered command gets its recorded ack again; a redelivery while the first is being decided
+ * waits for nothing; the decision, its audit row and its ack event commit together (DurableLog);
+ * the outcome's followers go out after the ack.
+ */
+export async function decideOnce(
+  deps: { readonly acks: ControlAcks; readonly durable: DurableLog; readonly emitter: VendorChannel },
+  inFlight: Set<string>,
+  command: AepEvent,
+  decide: (command: AepEvent) => Promise<DecidedOutcome>,
+  audit: (command: AepEvent, decision: AckDecision) => void,
+): Promise<void> {
+  const recorded = deps.acks.recorded(command);
+  if (recorded) return deps.acks.resend(deps.emitter, recorded);
+  const key = `${command.source}\u0000${command.id}`;
+  if (inFlight.has(key)) return;
+  inFlight.add(key);
+  try {
+    const outcome = await decide(command);
+    const { value: ack, sent } = deps.durable.commit((keep) => {
+      const decided = deps.acks.decide(deps.emitter, command, outcome.decision, keep);
+      if (decided) audit(command, outcome.decision);
+      return decided;
+    });
+    if (!ack) {
+      outcome.abandon?.();
+      return;
+    }
+    await sent;
+    const followers = outcome.after?.(ack.id) ?? [];
+    if (followers.length > 0) await deps.emitter.send(followers);
+  } finally {
+    inFlight.delete(key);
   }
 }
 

@@ -15,7 +15,7 @@
 import { inputSettledType, type InputOutcome } from '../../../../common/agent-inputs';
 import { MAX_INPUT_CHARS, sendInputType } from '../../../../common/agents';
 import type { AepEvent } from '../../../../common/aep/envelope';
-import type { AckDecision, ControlAcks } from '../../steering/control-acks';
+import { decideOnce, type AckDecision, type ControlAcks, type DecidedOutcome } from '../../steering/control-acks';
 import { commandOrigin } from '../../steering/instruct-command';
 import type { AuditSink, DurableLog } from '../../steering/steering-types';
 import type { VendorEmitter } from '../../steering/vendor-emitter';
@@ -51,7 +51,7 @@ interface SentInput {
   early: { outcome: InputOutcome; reason: string } | null;
 }
 
-type Outcome = { decision: AckDecision; after?: (ackId: string) => AepEvent[]; abandon?: () => void };
+type Outcome = DecidedOutcome;
 const refused = (detail: string): Outcome => ({ decision: { accepted: false, reason: 'refused', detail } });
 const invalid = (detail: string): Outcome => ({ decision: { accepted: false, reason: 'invalid', detail } });
 
@@ -140,29 +140,8 @@ export class OpenHandsControl {
     return this.deps.emitter.stamp(conversation, [{ type: inputSettledType('openhands'), cause: input.commandId, capture: 'metadata', data: { outcome, delivery: 'now', reason } }]);
   }
 
-  private async handle(command: AepEvent): Promise<void> {
-    const recorded = this.deps.acks.recorded(command);
-    if (recorded) return this.deps.acks.resend(this.deps.emitter, recorded);
-    const key = `${command.source}\u0000${command.id}`;
-    if (this.inFlight.has(key)) return;
-    this.inFlight.add(key);
-    try {
-      const outcome = await this.decide(command);
-      const { value: ack, sent } = this.deps.durable.commit((keep) => {
-        const decided = this.deps.acks.decide(this.deps.emitter, command, outcome.decision, keep);
-        if (decided) this.auditDecision(command, outcome.decision);
-        return decided;
-      });
-      if (!ack) {
-        outcome.abandon?.();
-        return;
-      }
-      await sent;
-      const followers = outcome.after?.(ack.id) ?? [];
-      if (followers.length > 0) await this.deps.emitter.send(followers);
-    } finally {
-      this.inFlight.delete(key);
-    }
+  private handle(command: AepEvent): Promise<void> {
+    return decideOnce(this.deps, this.inFlight, command, (c) => this.decide(c), (c, d) => this.auditDecision(c, d));
   }
 
   private async decide(command: AepEvent): Promise<Outcome> {

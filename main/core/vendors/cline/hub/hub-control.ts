@@ -12,7 +12,7 @@
 import { MAX_INPUT_CHARS, sendInputType } from '../../../../../common/agents';
 import type { Delivery } from '../../../../../common/agent-inputs';
 import type { AepEvent } from '../../../../../common/aep/envelope';
-import type { AckDecision, ControlAcks } from '../../../steering/control-acks';
+import { decideOnce, type AckDecision, type ControlAcks, type DecidedOutcome } from '../../../steering/control-acks';
 import { commandOrigin } from '../../../steering/instruct-command';
 import type { AuditSink, DurableLog } from '../../../steering/steering-types';
 import type { VendorEmitter } from '../../../steering/vendor-emitter';
@@ -44,13 +44,7 @@ export interface HubControlDeps {
   ) => Promise<HubReply>;
 }
 
-type Outcome = {
-  decision: AckDecision;
-  /** Events to send once the ack is out (cause-linked followers). */
-  after?: (ackId: string) => AepEvent[];
-  /** No ack was made for this decision (another one was recorded first): undo what it set up. */
-  abandon?: () => void;
-};
+type Outcome = DecidedOutcome;
 
 const refused = (detail: string): Outcome => ({
   decision: { accepted: false, reason: 'refused', detail },
@@ -69,30 +63,7 @@ export class HubControl {
   route(fallback: (command: AepEvent) => Promise<void>): (command: AepEvent) => Promise<void> {
     return async (command) => {
       if (!CLINE_VERBS.includes(command.type)) return fallback(command);
-      const recorded = this.deps.acks.recorded(command);
-      if (recorded) return this.deps.acks.resend(this.deps.emitter, recorded);
-      const key = `${command.source}\u0000${command.id}`;
-      // A redelivery while the hub call is out waits for nothing: the first one decides.
-      if (this.inFlight.has(key)) return;
-      this.inFlight.add(key);
-      try {
-        const outcome = await this.decide(command);
-        // The decision, its audit row and its ack event commit together (DurableLog).
-        const { value: ack, sent } = this.deps.durable.commit((keep) => {
-          const decided = this.deps.acks.decide(this.deps.emitter, command, outcome.decision, keep);
-          if (decided) this.auditDecision(command, outcome.decision);
-          return decided;
-        });
-        if (!ack) {
-          outcome.abandon?.();
-          return;
-        }
-        await sent;
-        const followers = outcome.after?.(ack.id) ?? [];
-        if (followers.length > 0) await this.deps.emitter.send(followers);
-      } finally {
-        this.inFlight.delete(key);
-      }
+      return decideOnce(this.deps, this.inFlight, command, (c) => this.decide(c), (c, d) => this.auditDecision(c, d));
     };
   }
 
