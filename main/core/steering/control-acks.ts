@@ -5,7 +5,8 @@
  */
 import type { AepEvent } from '../../../common/aep/envelope';
 import type { RecordedAck, QueuedInstruction, SteeringRepo } from '../store/steering-repo';
-import type { Clock, DurableLog, Keep, VendorChannel } from './steering-types';
+import { commandOrigin } from './instruct-command';
+import type { AuditSink, Clock, DurableLog, Keep, VendorChannel } from './steering-types';
 
 /** The AEP-0004 §3 nack reasons. */
 export type RejectReason = 'unsupported' | 'unauthorized' | 'busy' | 'refused' | 'invalid';
@@ -69,15 +70,14 @@ export interface DecidedOutcome {
 /**
  * Decides a command once, for a control surface of its own (the Cline hub, the OpenHands server):
  * a redelivered command gets its recorded ack again; a redelivery while the first is being decided
- * waits for nothing; the decision, its audit row and its ack event commit together (DurableLog);
- * the outcome's followers go out after the ack.
+ * waits for nothing; the decision, its audit row (`control.accepted` / `control.rejected`) and its
+ * ack event commit together (DurableLog); the outcome's followers go out after the ack.
  */
 export async function decideOnce(
-  deps: { readonly acks: ControlAcks; readonly durable: DurableLog; readonly emitter: VendorChannel },
+  deps: { readonly acks: ControlAcks; readonly durable: DurableLog; readonly emitter: VendorChannel; readonly audit: AuditSink },
   inFlight: Set<string>,
   command: AepEvent,
   decide: (command: AepEvent) => Promise<DecidedOutcome>,
-  audit: (command: AepEvent, decision: AckDecision) => void,
 ): Promise<void> {
   const recorded = deps.acks.recorded(command);
   if (recorded) return deps.acks.resend(deps.emitter, recorded);
@@ -88,7 +88,7 @@ export async function decideOnce(
     const outcome = await decide(command);
     const { value: ack, sent } = deps.durable.commit((keep) => {
       const decided = deps.acks.decide(deps.emitter, command, outcome.decision, keep);
-      if (decided) audit(command, outcome.decision);
+      if (decided) auditDecision(deps.audit, command, outcome.decision);
       return decided;
     });
     if (!ack) {
@@ -101,6 +101,20 @@ export async function decideOnce(
   } finally {
     inFlight.delete(key);
   }
+}
+
+/** The audit row of a command's decision, with the actor and surface the command names. */
+function auditDecision(audit: AuditSink, command: AepEvent, decision: AckDecision): void {
+  const origin = commandOrigin(command);
+  audit({
+    actor: origin.actor,
+    surface: origin.surface,
+    action: decision.accepted ? 'control.accepted' : 'control.rejected',
+    session: command.session ?? null,
+    commandId: command.id,
+    outcome: decision.accepted ? 'ok' : 'rejected',
+    detail: decision.accepted ? { type: command.type } : { type: command.type, reason: decision.reason, detail: decision.detail ?? null },
+  });
 }
 
 /** The ack draft for a decision (cause = the command id). */

@@ -15,8 +15,7 @@
 import { inputSettledType, type InputOutcome } from '../../../../common/agent-inputs';
 import { MAX_INPUT_CHARS, sendInputType } from '../../../../common/agents';
 import type { AepEvent } from '../../../../common/aep/envelope';
-import { decideOnce, type AckDecision, type ControlAcks, type DecidedOutcome } from '../../steering/control-acks';
-import { commandOrigin } from '../../steering/instruct-command';
+import { decideOnce, type ControlAcks, type DecidedOutcome } from '../../steering/control-acks';
 import type { AuditSink, DurableLog } from '../../steering/steering-types';
 import type { VendorEmitter } from '../../steering/vendor-emitter';
 import { mapped } from '../event-builders';
@@ -141,7 +140,7 @@ export class OpenHandsControl {
   }
 
   private handle(command: AepEvent): Promise<void> {
-    return decideOnce(this.deps, this.inFlight, command, (c) => this.decide(c), (c, d) => this.auditDecision(c, d));
+    return decideOnce(this.deps, this.inFlight, command, (c) => this.decide(c));
   }
 
   private async decide(command: AepEvent): Promise<Outcome> {
@@ -240,16 +239,4 @@ export class OpenHandsControl {
     };
   }
 
-  private auditDecision(command: AepEvent, decision: AckDecision): void {
-    const origin = commandOrigin(command);
-    this.deps.audit({
-      actor: origin.actor,
-      surface: origin.surface,
-      action: decision.accepted ? 'control.accepted' : 'control.rejected',
-      session: command.session ?? null,
-      commandId: command.id,
-      outcome: decision.accepted ? 'ok' : 'rejected',
-      detail: decision.accepted ? { type: command.type } : { type: command.type, reason: decision.reason, detail: decision.detail ?? null },
-    });
-  }
 }

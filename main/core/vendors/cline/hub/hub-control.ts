@@ -12,8 +12,7 @@
 import { MAX_INPUT_CHARS, sendInputType } from '../../../../../common/agents';
 import type { Delivery } from '../../../../../common/agent-inputs';
 import type { AepEvent } from '../../../../../common/aep/envelope';
-import { decideOnce, type AckDecision, type ControlAcks, type DecidedOutcome } from '../../../steering/control-acks';
-import { commandOrigin } from '../../../steering/instruct-command';
+import { decideOnce, type ControlAcks, type DecidedOutcome } from '../../../steering/control-acks';
 import type { AuditSink, DurableLog } from '../../../steering/steering-types';
 import type { VendorEmitter } from '../../../steering/vendor-emitter';
 import { mapped } from '../../event-builders';
@@ -63,7 +62,7 @@ export class HubControl {
   route(fallback: (command: AepEvent) => Promise<void>): (command: AepEvent) => Promise<void> {
     return async (command) => {
       if (!CLINE_VERBS.includes(command.type)) return fallback(command);
-      return decideOnce(this.deps, this.inFlight, command, (c) => this.decide(c), (c, d) => this.auditDecision(c, d));
+      return decideOnce(this.deps, this.inFlight, command, (c) => this.decide(c));
     };
   }
 
@@ -196,18 +195,4 @@ export class HubControl {
     };
   }
 
-  private auditDecision(command: AepEvent, decision: AckDecision): void {
-    const origin = commandOrigin(command);
-    this.deps.audit({
-      actor: origin.actor,
-      surface: origin.surface,
-      action: decision.accepted ? 'control.accepted' : 'control.rejected',
-      session: command.session ?? null,
-      commandId: command.id,
-      outcome: decision.accepted ? 'ok' : 'rejected',
-      detail: decision.accepted
-        ? { type: command.type }
-        : { type: command.type, reason: decision.reason, detail: decision.detail ?? null },
-    });
-  }
 }
