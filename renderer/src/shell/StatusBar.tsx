@@ -8,8 +8,20 @@ const PHASE_LABEL = { open: 'Connected', connecting: 'Connecting…', reconnecti
 
 /** The bar at the bottom of the window. */
 export function StatusBar() {
-  const { store } = useConsole();
+  const { store, connection } = useConsole();
   useStoreAreas('connection', 'status');
+  if (!connection.signedIn) {
+    // Nothing connects without a sign-in; the banner above says how to sign in.
+    return (
+      <footer className="statusbar" aria-label="Daemon status">
+        <span className="conn conn-signed-out" data-testid="connection-state" data-phase="signed-out">
+          <span className="conn-dot" aria-hidden="true" />
+          Not signed in
+        </span>
+        <span className="muted">Nothing loads until this browser is signed in (see above).</span>
+      </footer>
+    );
+  }
   const s = store.status;
   const phase = store.connection.phase;
   const seen = VENDORS.filter((v) => s?.lastHook[v]);
