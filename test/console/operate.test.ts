@@ -28,6 +28,19 @@ describe('composer options', () => {
     expect(q[0].says).toContain('queue only');
   });
 
+  test('a queue held by Stop: sending goes first and lifts the hold, and nothing claims to join the stopped turn', () => {
+    const idle = sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: 2 });
+    expect(idle.map((x) => x.label)).toEqual(['Send']);
+    expect(idle[0].says).toBe('The queue is held by Stop: this goes first, starts the next turn now and lifts the hold; the 2 held messages follow it.');
+    expect(sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: 1 })[0].says).toContain('the 1 held message follows it.');
+    expect(sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: 0 })[0].says).toBe('The queue is held by Stop: this goes first, starts the next turn now and lifts the hold.');
+    const ending = sendOptions({ state: 'generating', support: midTurn, routed: true, steeringOn: true, held: 1 });
+    expect(ending.map((x) => x.delivery)).toEqual(['queue', 'stop']);
+    expect(ending[0].says).toContain('as soon as the stopped turn ends');
+    // Not held: the idle sentence is unchanged.
+    expect(sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: null })[0].says).toBe('The agent is idle: this starts its next turn now.');
+  });
+
   test('nothing is offered to an ended, starting or unrouted session, and it says why', () => {
     for (const state of ['ended', 'starting', 'resumable'] as const) expect(sendOptions({ state, support: midTurn, routed: true, steeringOn: true })).toEqual([]);
     expect(blockedReason({ state: 'idle', support: null, routed: false, steeringOn: true })).toContain('no route');

@@ -13,7 +13,7 @@ import { AttentionCard } from '../inbox/AttentionCard';
 import { PhaseBadge } from '../sessions/PhaseBadge';
 import { SteerabilityBadge } from '../sessions/SteerabilityBadge';
 import { InputList } from '../composer/InputList';
-import { LaunchedComposer } from '../composer/LaunchedComposer';
+import { LaunchedControls } from '../composer/LaunchedComposer';
 import { ClineComposer, ClineSteerBadge } from '../composer/ClineComposer';
 import { OpenHandsComposer, OpenHandsSteerBadge } from '../composer/OpenHandsComposer';
 import { PendingList } from '../composer/PendingList';
@@ -191,8 +191,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
           ) : null}
           {launched ? (
             <>
-              <LaunchedComposer info={launched} />
-              <PendingList session={id} />
+              <LaunchedControls info={launched} />
               <section aria-label="Messages" className="stack">
                 <h2 className="section-title">Messages</h2>
                 <InputList session={id} />
