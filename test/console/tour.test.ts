@@ -3,8 +3,8 @@
  * HOME) at 1280×800 and 900×600: the sessions list, an observed Claude Code session read from its
  * hooks and transcript, a launched session's composer (Send now, Queue, Stop with a queued
  * message, the paused list, Resume), search for a hyphenated word and a path, Settings and the
- * setup wizard. Every view is shot in light and dark (test-results/screenshots/tour-*) and must
- * not scroll sideways; the page logs no errors.
+ * setup wizard. Every view is shot in light and dark (test-results/screenshots/tour-*) and neither
+ * it nor a table in it scrolls sideways; the page logs no errors.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,8 +44,13 @@ const line = (v: unknown): string => `${JSON.stringify(v)}\n`;
 
 /** Nothing in the page is wider than the window (no sideways scrolling). */
 async function noSidewaysScroll(page: Page, view: string): Promise<void> {
-  const wide = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
+  const wide = await page.evaluate(() => ({
+    doc: document.documentElement.scrollWidth,
+    win: window.innerWidth,
+    tables: [...document.querySelectorAll('.table-wrap')].filter((t) => t.scrollWidth > t.clientWidth).length,
+  }));
   expect(wide.doc, `${view} scrolls sideways`).toBeLessThanOrEqual(wide.win);
+  expect(wide.tables, `${view}: a table scrolls sideways`).toBe(0);
 }
 
 async function shoot(page: Page, size: string, view: string): Promise<void> {
