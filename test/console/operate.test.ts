@@ -105,3 +105,20 @@ describe('launched session state pushed on the stream', () => {
     expect(rows.map((r) => r.title)).toEqual(['Agent connection lost · resumable']);
   });
 });
+
+describe('a tool call the turn never answered', () => {
+  const tool = (type: string, id: string, run: string) => ev(type, { run, data: { tool: { name: 'Bash', call_id: id, input: { command: 'echo mock' } } } });
+
+  test('no longer reads as running once its turn is cancelled; a late result still settles it', () => {
+    const started = ev('run.started', { run: 'r1', data: { prompt: 'Write the report' } });
+    const rows = buildTimeline([started, tool('tool.requested', 't1', 'r1'), ev('run.cancelled', { run: 'r1' })]);
+    expect(rows.find((r) => r.kind === 'tool')?.status).toEqual({ tone: 'warn', label: 'no result (turn cancelled)' });
+    const late = buildTimeline([started, tool('tool.requested', 't1', 'r1'), ev('run.cancelled', { run: 'r1' }), tool('tool.completed', 't1', 'r1')]);
+    expect(late.find((r) => r.kind === 'tool')?.status?.label).toBe('done');
+  });
+
+  test('a finished turn and another run leave it alone', () => {
+    const rows = buildTimeline([ev('run.started', { run: 'r1' }), tool('tool.requested', 't1', 'r1'), ev('run.finished', { run: 'r1' }), ev('run.cancelled', { run: 'r2' })]);
+    expect(rows.find((r) => r.kind === 'tool')?.status?.label).toBe('running');
+  });
+});

@@ -7,7 +7,7 @@ import { TimelineBuilder, type TimelineRow } from '../../model/timeline';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { navigate } from '../../shell/use-route';
 import { EmptyState } from '../../ui/EmptyState';
-import { count } from '../../ui/format';
+import { count, shortPath } from '../../ui/format';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { AttentionCard } from '../inbox/AttentionCard';
 import { PhaseBadge } from '../sessions/PhaseBadge';
@@ -124,8 +124,12 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
                 {summaryRow.facts.title}
               </span>
             ) : null}
-            {summaryRow?.facts.title ? <span className="session-cwd">{agentName}</span> : agentName}
-            <span className="session-cwd mono" title={s?.cwd ?? undefined}>{s?.cwd ?? ''}</span>
+            {summaryRow?.facts.title ? <span className="session-cwd session-agent">{agentName}</span> : agentName}
+            {s?.cwd ? (
+              <span className="session-cwd mono" title={s.cwd}>
+                {shortPath(s.cwd)}
+              </span>
+            ) : null}
           </h1>
           <p className="view-sub">
             <span className="mono" title="Session id">{id}</span>
