@@ -4,7 +4,7 @@
  * hooks and transcript, a launched session's composer (Send now, Queue, Stop with a queued
  * message, the paused list, Resume), search for a hyphenated word and a path, Settings and the
  * setup wizard. Every view is shot in light and dark (test-results/screenshots/tour-*) and neither
- * it nor a table in it scrolls sideways; the page logs no errors.
+ * it nor a pane in it scrolls sideways, and no button cuts its label; the page logs no errors.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,10 +47,13 @@ async function noSidewaysScroll(page: Page, view: string): Promise<void> {
   const wide = await page.evaluate(() => ({
     doc: document.documentElement.scrollWidth,
     win: window.innerWidth,
-    tables: [...document.querySelectorAll('.table-wrap')].filter((t) => t.scrollWidth > t.clientWidth).length,
+    panes: [...document.querySelectorAll('.table-wrap, .session-side, .session-main, .composer, .card, .segmented')].filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.className),
+    // A button whose label does not fit is cut off.
+    buttons: [...document.querySelectorAll('button')].filter((b) => b.getBoundingClientRect().width > 0 && b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent),
   }));
   expect(wide.doc, `${view} scrolls sideways`).toBeLessThanOrEqual(wide.win);
-  expect(wide.tables, `${view}: a table scrolls sideways`).toBe(0);
+  expect(wide.panes, `${view}: these scroll sideways`).toEqual([]);
+  expect(wide.buttons, `${view}: these buttons cut their label`).toEqual([]);
 }
 
 async function shoot(page: Page, size: string, view: string): Promise<void> {
