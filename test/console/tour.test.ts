@@ -158,14 +158,16 @@ describe.each(SIZES)('the console at $name', ({ name, width, height }) => {
   });
 
   test('search: a hyphenated word and a path', async () => {
-    for (const [q, view] of [
-      ['round-half', 'search-hyphen'],
-      ['src/billing/round-half.ts', 'search-path'],
+    for (const [q, view, kinds] of [
+      ['round-half', 'search-hyphen', ['Prompt', 'Tool call', 'Tool result', 'Reply']],
+      ['src/billing/round-half.ts', 'search-path', ['Prompt', 'Reply']],
     ] as const) {
       await page.goto(at('#/search'));
       await page.getByTestId('search-all').fill(q);
       await page.getByTestId('search-all').press('Enter');
       await page.getByTestId('search-hit').first().waitFor();
+      // Each hit says in words what it is: the prompt, a tool call or its result, the reply.
+      expect(new Set(await page.getByTestId('hit-kind').allInnerTexts())).toEqual(new Set(kinds));
       await shoot(page, name, view);
     }
   });
