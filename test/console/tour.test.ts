@@ -167,7 +167,15 @@ describe.each(SIZES)('the console at $name', ({ name, width, height }) => {
       await page.getByTestId('search-all').press('Enter');
       await page.getByTestId('search-hit').first().waitFor();
       // Each hit says in words what it is: the prompt, a tool call or its result, the reply.
-      expect(new Set(await page.getByTestId('hit-kind').allInnerTexts())).toEqual(new Set(kinds));
+      await expect.poll(async () => new Set(await page.getByTestId('hit-kind').allInnerTexts())).toEqual(new Set(kinds));
+      await shoot(page, name, view);
+    }
+  });
+
+  test('Inbox, Stream and Audit', async () => {
+    for (const view of ['inbox', 'stream', 'audit']) {
+      await page.goto(at(`#/${view}`));
+      await page.locator('.view-title').first().waitFor();
       await shoot(page, name, view);
     }
   });
