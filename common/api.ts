@@ -123,6 +123,10 @@ export interface CommandLineState {
   readonly current: boolean;
   /** Whether the launcher's folder is on the user's PATH (else the full path must be typed). */
   readonly onPath: boolean;
+  /** What a terminal types to run this install's command line without the launcher. */
+  readonly direct: string;
+  /** The source checkout this install runs from, where `npx aep-companion` works too (null: packaged). */
+  readonly checkout: string | null;
 }
 
 /** `GET /api/sessions` and `GET /api/sessions/page` query: a keyset page, most recent first. */

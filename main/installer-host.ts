@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InstallerEnv, InstallerHost } from './core/installer';
 
@@ -34,9 +35,18 @@ function cliEntry(): string | undefined {
     .find((file) => existsSync(file));
 }
 
+/** The folder holding `bin/` when it is a git clone (its `.git` beside `package.json`); a packaged install has none. */
+function checkoutOf(entry: string | undefined): string | undefined {
+  if (!entry) return undefined;
+  const root = dirname(dirname(entry));
+  return existsSync(join(root, '.git')) && existsSync(join(root, 'package.json')) ? root : undefined;
+}
+
 /** The installer host of this process. */
 export function installerHostFromProcess(): InstallerHost {
   const env = process.env;
+  const entry = cliEntry();
+  const checkout = checkoutOf(entry);
   return {
     home: homedir(),
     vars: {
@@ -49,7 +59,8 @@ export function installerHostFromProcess(): InstallerHost {
     platform: process.platform,
     runtime: { path: process.execPath, electron: Boolean(process.versions.electron) },
     managedPolicyFiles: managedPolicyFiles(process.platform),
-    cliEntry: cliEntry(),
+    cliEntry: entry,
+    ...(checkout ? { cliCheckout: checkout } : {}),
     ...(env.LOCALAPPDATA ? { localAppData: env.LOCALAPPDATA } : {}),
     processEnv: env,
   };

@@ -94,6 +94,12 @@ describe('the console as a desktop app', () => {
     expect(await banner.innerText()).toContain('#token=');
     // No view waits forever behind it.
     expect(await outside.getByText('Loading sessions…').count()).toBe(0);
+    // The status bar says the same plainly instead of waiting on a connection that never starts.
+    const bar = outside.getByRole('contentinfo', { name: 'Daemon status' });
+    await expect(bar.getByTestId('connection-state').getAttribute('data-phase')).resolves.toBe('signed-out');
+    const barText = await bar.innerText();
+    expect(barText).toContain('Not signed in');
+    expect(barText).not.toMatch(/Connecting|Loading status/);
     await shootBothThemes(outside, 'not-signed-in');
     await stranger.close();
   });

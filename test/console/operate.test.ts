@@ -28,6 +28,19 @@ describe('composer options', () => {
     expect(q[0].says).toContain('queue only');
   });
 
+  test('a queue held by Stop: sending goes first and lifts the hold, and nothing claims to join the stopped turn', () => {
+    const idle = sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: 2 });
+    expect(idle.map((x) => x.label)).toEqual(['Send']);
+    expect(idle[0].says).toBe('The queue is held by Stop: this goes first, starts the next turn now and lifts the hold; the 2 held messages follow it.');
+    expect(sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: 1 })[0].says).toContain('the 1 held message follows it.');
+    expect(sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: 0 })[0].says).toBe('The queue is held by Stop: this goes first, starts the next turn now and lifts the hold.');
+    const ending = sendOptions({ state: 'generating', support: midTurn, routed: true, steeringOn: true, held: 1 });
+    expect(ending.map((x) => x.delivery)).toEqual(['queue', 'stop']);
+    expect(ending[0].says).toContain('as soon as the stopped turn ends');
+    // Not held: the idle sentence is unchanged.
+    expect(sendOptions({ state: 'idle', support: midTurn, routed: true, steeringOn: true, held: null })[0].says).toBe('The agent is idle: this starts its next turn now.');
+  });
+
   test('nothing is offered to an ended, starting or unrouted session, and it says why', () => {
     for (const state of ['ended', 'starting', 'resumable'] as const) expect(sendOptions({ state, support: midTurn, routed: true, steeringOn: true })).toEqual([]);
     expect(blockedReason({ state: 'idle', support: null, routed: false, steeringOn: true })).toContain('no route');
@@ -90,5 +103,22 @@ describe('launched session state pushed on the stream', () => {
     // The timeline keeps only the lost connection as history.
     const rows = buildTimeline([ev('x.claude-code.session.state', { data: { state: 'generating' } }), ev('x.claude-code.session.state', { data: { state: 'resumable', reason: 'agent exited' } })]);
     expect(rows.map((r) => r.title)).toEqual(['Agent connection lost · resumable']);
+  });
+});
+
+describe('a tool call the turn never answered', () => {
+  const tool = (type: string, id: string, run: string) => ev(type, { run, data: { tool: { name: 'Bash', call_id: id, input: { command: 'echo mock' } } } });
+
+  test('no longer reads as running once its turn is cancelled; a late result still settles it', () => {
+    const started = ev('run.started', { run: 'r1', data: { prompt: 'Write the report' } });
+    const rows = buildTimeline([started, tool('tool.requested', 't1', 'r1'), ev('run.cancelled', { run: 'r1' })]);
+    expect(rows.find((r) => r.kind === 'tool')?.status).toEqual({ tone: 'warn', label: 'no result (turn cancelled)' });
+    const late = buildTimeline([started, tool('tool.requested', 't1', 'r1'), ev('run.cancelled', { run: 'r1' }), tool('tool.completed', 't1', 'r1')]);
+    expect(late.find((r) => r.kind === 'tool')?.status?.label).toBe('done');
+  });
+
+  test('a finished turn and another run leave it alone', () => {
+    const rows = buildTimeline([ev('run.started', { run: 'r1' }), tool('tool.requested', 't1', 'r1'), ev('run.finished', { run: 'r1' }), ev('run.cancelled', { run: 'r2' })]);
+    expect(rows.find((r) => r.kind === 'tool')?.status?.label).toBe('running');
   });
 });

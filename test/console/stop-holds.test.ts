@@ -117,6 +117,8 @@ describe('Stop holds the queue; Stop and End session ask first', () => {
     expect(prompts()).toEqual(['Write the report']);
     await expect(page.locator('.section-title', { hasText: 'Waiting to be sent' }).textContent()).resolves.toBe('Waiting to be sent (1) · paused');
     await page.getByText('Queue paused by Stop').waitFor();
+    // The idle composer says what sending does to the held queue.
+    await page.getByTestId('composer-says').filter({ hasText: 'The queue is held by Stop: this goes first, starts the next turn now and lifts the hold; the 1 held message follows it.' }).waitFor();
     await shootBothThemes(page, 'stop-paused');
     expect(await seriousViolations(page)).toEqual([]);
 

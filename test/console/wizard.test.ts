@@ -239,7 +239,12 @@ describe('setup wizard against serve with a temp HOME', () => {
     const offer = page.getByTestId('command-line');
     await offer.waitFor();
     expect(await offer.getAttribute('data-installed')).toBe('absent');
-    expect(await undo.getAttribute('data-copy')).toBe(`node ${join(REPO, 'bin', 'aep-companion.mjs')} uninstall --vendor claude-code`);
+    // This `serve` runs from a clone under Node: the command names this runtime and entry, and npx works in the checkout.
+    const direct = `${process.execPath} ${join(REPO, 'bin', 'aep-companion.mjs')}`;
+    expect(await undo.getAttribute('data-copy')).toBe(`${direct} uninstall --vendor claude-code`);
+    const without = await page.getByTestId('command-line-without').innerText();
+    expect(without).toContain(`a terminal runs it as ${direct}`);
+    expect(without).toContain(`npx aep-companion inside the checkout ${REPO.replace(/\/$/, '')}.`);
     await offer.scrollIntoViewIfNeeded();
     await shootBothThemes(page, 'wizard-8-done-offer');
 

@@ -28,6 +28,8 @@ export interface CommandLineTarget {
   readonly entry: string;
   /** The runtime that runs it (`electron`: with ELECTRON_RUN_AS_NODE=1); absent: `node` from PATH. */
   readonly runtime?: HookRuntime;
+  /** The source checkout this install runs from (absent: a packaged install). */
+  readonly checkout?: string;
   /** Windows' %LOCALAPPDATA% (default: `<home>\AppData\Local`). */
   readonly localAppData?: string;
   readonly audit?: AuditSink;
@@ -44,6 +46,7 @@ export function commandLineTarget(env: InstallerEnv): CommandLineTarget | null {
     path: env.path ?? '',
     entry: env.cliEntry,
     runtime: env.runtime,
+    ...(env.cliCheckout ? { checkout: env.cliCheckout } : {}),
     localAppData: env.localAppData,
     audit: env.audit,
     surface,
@@ -64,25 +67,39 @@ export function commandLinePath(t: CommandLineTarget): string {
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const cmdQuote = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
+const shWord = (s: string): string => (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(s) ? s : shQuote(s));
+
+/** The runtime and entry, as the launcher runs them (quoted for its shell). */
+function runLine(t: CommandLineTarget, quote: (s: string) => string): string {
+  const runtime = t.runtime?.path;
+  return `${runtime ? quote(runtime) : 'node'} ${quote(t.entry)}`;
+}
+
 /** The launcher's text. */
 export function commandLineScript(t: CommandLineTarget): string {
-  const runtime = t.runtime?.path;
   const electron = t.runtime?.electron === true;
   if (isWindows(t)) {
     return [
       '@echo off',
       `rem ${COMMAND_LINE_MARK} (the setup wizard wrote it; removing the command line deletes it).`,
       ...(electron ? ['set ELECTRON_RUN_AS_NODE=1'] : []),
-      `${runtime ? cmdQuote(runtime) : 'node'} ${cmdQuote(t.entry)} %*`,
+      `${runLine(t, cmdQuote)} %*`,
       '',
     ].join('\r\n');
   }
   return [
     '#!/bin/sh',
     `# ${COMMAND_LINE_MARK} (the setup wizard wrote it; removing the command line deletes it).`,
-    `exec ${electron ? 'env ELECTRON_RUN_AS_NODE=1 ' : ''}${runtime ? shQuote(runtime) : 'node'} ${shQuote(t.entry)} "$@"`,
+    `exec ${electron ? 'env ELECTRON_RUN_AS_NODE=1 ' : ''}${runLine(t, shQuote)} "$@"`,
     '',
   ].join('\n');
+}
+
+/** What a terminal types to run this install's command line without the launcher (Windows: in cmd). */
+export function directCommand(t: CommandLineTarget): string {
+  const electron = t.runtime?.electron === true;
+  if (isWindows(t)) return `${electron ? 'set ELECTRON_RUN_AS_NODE=1&& ' : ''}${runLine(t, cmdQuote)}`;
+  return `${electron ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}${runLine(t, shWord)}`;
 }
 
 function onPath(t: CommandLineTarget, dir: string): boolean {
@@ -108,6 +125,8 @@ export function commandLineState(t: CommandLineTarget): CommandLineState {
     installed,
     current: installed === 'ours' && text === commandLineScript(t),
     onPath: onPath(t, dir),
+    direct: directCommand(t),
+    checkout: t.checkout ?? null,
   };
 }
 

@@ -32,6 +32,8 @@ export interface InstallerEnv {
   readonly hookBundle?: string;
   /** This install's `bin/aep-companion.mjs`, which the command-line launcher runs (absent: no launcher offered). */
   readonly cliEntry?: string;
+  /** The source checkout (a git clone) `cliEntry` belongs to; absent for a packaged install. */
+  readonly cliCheckout?: string;
   /** Windows' %LOCALAPPDATA%, where the command-line launcher goes there. */
   readonly localAppData?: string;
   /** Enterprise policy files to inspect per vendor (e.g. Claude Code's managed-settings.json). */

@@ -254,9 +254,10 @@ export class ConsoleStore extends ApiStore {
     this.connection = status;
     this.touch('connection');
     if (status.phase === 'open') {
+      // The status counts this console's own subscription once its socket is open.
+      if (!wasOpen) void this.refreshStatus();
       if (this.connectedOnce && !wasOpen) {
         // Back after a loss: refresh what /api knows, and catch up sessions born meanwhile.
-        void this.refreshStatus();
         void this.refreshSessions().then(() => this.catchUpUnknownSessions());
       }
       this.connectedOnce = true;

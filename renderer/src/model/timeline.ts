@@ -243,6 +243,18 @@ export class TimelineBuilder {
     else turn.tokens = { input: turn.tokens.input + u.input, output: turn.tokens.output + u.output };
   }
 
+  /**
+   * A turn that ended cancelled, failed or interrupted leaves its unanswered tool calls without a
+   * result: they no longer read as running (a late result still settles them).
+   */
+  private closeOpenTools(run: string | undefined, how: string): void {
+    const open = [...this.toolsById.values(), ...[...this.toolsByName.values()].flat()];
+    for (const r of open) {
+      if (r.status?.label !== 'running' || (run !== undefined && r.events[0].run !== undefined && r.events[0].run !== run)) continue;
+      r.status = { tone: 'warn', label: `no result (turn ${how})` };
+    }
+  }
+
   /** Folds one event into the rows. */
   private consume(e: AepEvent): void {
     const t = e.type;
@@ -378,6 +390,7 @@ export class TimelineBuilder {
       const d = formatMs(dataNumber(e, 'duration_ms'));
       const label = t === 'run.finished' ? 'Run finished' : t === 'run.failed' ? `Run failed (${dataString(e, 'reason') ?? 'error'})` : 'Run cancelled';
       this.turns[this.turns.length - 1].ended = true;
+      if (t !== 'run.finished') this.closeOpenTools(e.run, t.slice(4));
       if (this.openPrompt) {
         this.openPrompt.status = { tone: t === 'run.finished' ? 'ok' : t === 'run.failed' ? 'bad' : 'warn', label: `${t === 'run.finished' ? 'finished' : t.slice(4)}${d ? ` · ${d}` : ''}` };
         this.openPrompt = null;
@@ -393,6 +406,7 @@ export class TimelineBuilder {
     if (/^x\.[a-z0-9_-]+\.run\.interrupted$/.test(t)) {
       // The user stopped the turn in the agent's own UI: no hook says so, the transcript does.
       this.turns[this.turns.length - 1].ended = true;
+      this.closeOpenTools(e.run, 'interrupted');
       if (this.openPrompt) {
         this.openPrompt.status = { tone: 'warn', label: 'interrupted' };
         this.openPrompt = null;

@@ -15,9 +15,9 @@ export const quoted = (path: string): string => (/^[A-Za-z0-9_/.:=@%+,-]+$/.test
 
 /** How a terminal reaches this install's command line: the bare name only when it is on PATH. */
 export function commandPrefix(state: CommandLineState | null): string {
-  if (state === null) return 'npx aep-companion';
+  if (state === null) return 'aep-companion';
   if (state.installed === 'ours' && state.current) return state.onPath ? 'aep-companion' : quoted(state.path);
-  return `node ${quoted(state.entry)}`;
+  return state.direct;
 }
 
 /** The launcher's state, loaded once and replaced by what install or removal answered. */
@@ -67,10 +67,16 @@ export function CommandLineOffer({ line, onChange }: { line: Load<CommandLineSta
           {s.onPath ? ': type it in any terminal.' : <>; its folder is not on your PATH, so type the full path or add the folder to PATH.</>}
         </p>
       ) : (
-        <p className="small">
-          Put an <code>aep-companion</code> command in <span className="mono">{s.path}</span> so any terminal can run this install (<span className="mono">{s.entry}</span>)
-          {s.onPath ? '.' : ' (that folder is not on your PATH yet: add it, or type the full path).'} Without it, run <code>npx aep-companion</code> from this
-          checkout.
+        <p className="small" data-testid="command-line-without">
+          Put an <code>aep-companion</code> command in <span className="mono">{s.path}</span> so any terminal can run this install
+          {s.onPath ? '.' : ' (that folder is not on your PATH yet: add it, or type the full path).'} Without it, a terminal runs it as <code>{s.direct}</code>
+          {s.checkout ? (
+            <>
+              , or as <code>npx aep-companion</code> inside the checkout <span className="mono">{s.checkout}</span>.
+            </>
+          ) : (
+            '.'
+          )}
         </p>
       )}
       <div className="wz-cmdline-actions">

@@ -2,6 +2,7 @@
 import type { VendorDetection } from '../../../common/api';
 import { VENDOR_NAMES } from '../../../common/vendors';
 import { Badge } from '../ui/Badge';
+import { commandPrefix, useCommandLine } from './CommandLineOffer';
 import type { Load } from './load-state';
 import { StepFooter } from './StepFooter';
 import { Ticked } from './Ticked';
@@ -19,6 +20,8 @@ function Installed({ d }: { d: VendorDetection }) {
 
 /** The detection step. */
 export function DetectStep({ detections, onRefresh, onBack, onNext }: { detections: Load<readonly VendorDetection[]>; onRefresh: () => void; onBack: (() => void) | null; onNext: () => void }) {
+  const [line] = useCommandLine();
+  const cli = commandPrefix(line.state === 'ok' ? line.value : null);
   return (
     <>
       <h2 className="wz-title">Your agents</h2>
@@ -28,7 +31,7 @@ export function DetectStep({ detections, onRefresh, onBack, onNext }: { detectio
         <div className="wz-alert wz-alert-bad" role="alert" data-testid="detect-error">
           <strong>The daemon could not look for agents.</strong> {detections.error}
           <span className="wz-alert-hint small">
-            Nothing was changed. You can still install from a terminal, which shows the same preview first: <code>npx aep-companion install --vendor claude-code --instruct --dry-run</code> (in the companion’s folder)
+            Nothing was changed. You can still install from a terminal, which shows the same preview first: <code>{cli} install --vendor claude-code --instruct --dry-run</code>.
           </span>
         </div>
       ) : null}

@@ -28,7 +28,7 @@ export function DoneStep({ settings, vendors, applied }: { settings: Load<Settin
         <li>New sessions appear in <a href="#/sessions">Sessions</a> as soon as their first hook arrives.</li>
         <li data-testid="wizard-openhands">
           OpenHands has no hooks: connect its agent server in <a href="#/settings">Settings → OpenHands</a>, or run{' '}
-          <code>aep-companion openhands connect --url URL --key-file FILE [--instruct]</code>; each conversation then appears as a session.
+          <code>{cli} openhands connect --url URL --key-file FILE [--instruct]</code>; each conversation then appears as a session.
         </li>
         {steerable.length ? (
           <li>

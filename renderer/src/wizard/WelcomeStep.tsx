@@ -6,6 +6,7 @@ import { StepFooter } from './StepFooter';
 /** The welcome step. */
 export function WelcomeStep({ settings, onStart, onSkip }: { settings: Load<Settings>; onStart: () => void; onSkip: () => void }) {
   const rerun = settings.state === 'ok' && settings.value['setup.completedAt'] !== null;
+  const steeringOn = settings.state === 'ok' && settings.value['features.steering'];
   return (
     <>
       <h2 className="wz-title">{rerun ? 'Run setup again' : 'Welcome to AEP Companion'}</h2>
@@ -23,8 +24,8 @@ export function WelcomeStep({ settings, onStart, onSkip }: { settings: Load<Sett
           removes exactly those entries.
         </li>
         <li>
-          <strong>Steering is opt-in, twice.</strong> You choose per agent whether it may be steered, and nothing is sent to any agent until you turn on the
-          steering switch in the header.
+          <strong>Steering is opt-in, twice.</strong> You choose per agent whether it may be steered, and nothing is sent to any agent while the steering
+          switch in the header is off{steeringOn ? ' (it is on now)' : ''}.
         </li>
       </ul>
       {settings.state === 'error' ? <p className="error-text">Could not read the settings: {settings.error}</p> : null}

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commandLinePath, commandLineScript, commandLineState, installCommandLine, removeCommandLine, type CommandLineTarget } from '../../../main/core/installer/command-line';
+import { commandLinePath, commandLineScript, directCommand, commandLineState, installCommandLine, removeCommandLine, type CommandLineTarget } from '../../../main/core/installer/command-line';
 import type { InstallerAuditEntry } from '../../../main/core/installer/audit-sink';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
@@ -41,7 +41,7 @@ describe('command-line launcher', () => {
     const done = await installCommandLine(t);
     expect(done.ok).toBe(true);
     const path = join(t.home, '.local', 'bin', 'aep-companion');
-    expect(commandLineState(t)).toEqual({ path, entry: t.entry, installed: 'ours', current: true, onPath: true });
+    expect(commandLineState(t)).toEqual({ path, entry: t.entry, installed: 'ours', current: true, onPath: true, direct: directCommand(t), checkout: null });
     expect(statSync(path).mode & 0o111).not.toBe(0);
     // The launcher runs the real command line of this checkout.
     const out = execFileSync(path, ['--help'], { encoding: 'utf8', env: { ...process.env, HOME: t.home } });
@@ -84,5 +84,22 @@ describe('command-line launcher', () => {
     expect(commandLineScript(w)).toContain('"C:\\app\\bin\\aep-companion.mjs" %*');
     expect(commandLineScript(w)).toContain('\r\n');
     expect(commandLineState(w).onPath).toBe(true);
+  });
+
+  it('says how a terminal runs this install without the launcher, and names a source checkout only when there is one', () => {
+    const { t } = target({ runtime: { path: '/usr/bin/node', electron: false }, checkout: REPO });
+    expect(commandLineState(t)).toMatchObject({ direct: `/usr/bin/node ${join(REPO, 'bin', 'aep-companion.mjs')}`, checkout: REPO });
+    // The direct command really runs the command line.
+    const [runtime, entry] = [process.execPath, join(REPO, 'bin', 'aep-companion.mjs')];
+    expect(directCommand({ ...t, runtime: { path: runtime, electron: false } }).split(' ')).toEqual([runtime, entry]);
+    expect(execFileSync(runtime, [entry, '--help'], { encoding: 'utf8' })).toContain('aep-companion');
+    // A packaged app: Electron as Node, no checkout, paths quoted.
+    const packaged = target({ entry: '/opt/AEP Companion/resources/app.asar/bin/aep-companion.mjs', runtime: { path: '/opt/AEP Companion/aep-companion', electron: true } }).t;
+    expect(commandLineState(packaged)).toMatchObject({
+      direct: `ELECTRON_RUN_AS_NODE=1 '/opt/AEP Companion/aep-companion' '/opt/AEP Companion/resources/app.asar/bin/aep-companion.mjs'`,
+      checkout: null,
+    });
+    const w = target({ platform: 'win32', home: 'C:\\Users\\dev', entry: 'C:\\Program Files\\AEP\\bin\\aep-companion.mjs', runtime: { path: 'C:\\Program Files\\AEP\\AEP Companion.exe', electron: true } }).t;
+    expect(directCommand(w)).toBe('set ELECTRON_RUN_AS_NODE=1&& "C:\\Program Files\\AEP\\AEP Companion.exe" "C:\\Program Files\\AEP\\bin\\aep-companion.mjs"');
   });
 });

@@ -153,12 +153,12 @@ export function AuditView() {
                 {page.rows.map((row) => (
                   <tr key={row.id} data-testid="audit-row" data-action={row.action} data-outcome={row.outcome}>
                     <td className="nowrap small">{dateTime(row.time)}</td>
-                    <td>{row.actor}</td>
+                    <td className="audit-nowrap">{row.actor}</td>
                     <td>
                       <Badge tone="muted">{row.surface}</Badge>
                     </td>
                     <td className="mono small">{row.action}</td>
-                    <td className="mono small" title={row.session ?? undefined}>
+                    <td className="mono small audit-nowrap" title={row.session ?? undefined}>
                       {row.session ? <a href={`#/sessions/${encodeURIComponent(row.session)}`}>{row.session.slice(0, 12)}</a> : '—'}
                     </td>
                     <td>

@@ -13,11 +13,24 @@ import { streamState } from '../../model/session-rows';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { blockedReason, sendOptions } from './composer-options';
+import { PendingListOf, usePending } from './PendingList';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 
-/** The composer. */
-export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
+/** The composer and, below it, what waits to be sent (one pending list, which also says whether Stop holds the queue). */
+export function LaunchedControls({ info }: { info: LaunchedSessionInfo }) {
+  const pending = usePending(info.session);
+  const paused = pending.list?.paused ? pending.list.items.length : null;
+  return (
+    <>
+      <LaunchedComposer info={info} held={paused} />
+      <PendingListOf session={info.session} pending={pending} />
+    </>
+  );
+}
+
+/** The composer; `held`: how many messages a Stop holds (null: the queue flows). */
+export function LaunchedComposer({ info, held = null }: { info: LaunchedSessionInfo; held?: number | null }) {
   const { store, api } = useConsole();
   useStoreAreas('sessions', 'status');
   const [text, setText] = useState('');
@@ -29,7 +42,7 @@ export function LaunchedComposer({ info }: { info: LaunchedSessionInfo }) {
   // The stream is newer than the polled record: a run start or end decides generating vs idle.
   const phase = streamState(store.fleet.get(info.session)?.events ?? []).phase;
   const state: LaunchedState = info.state === 'ended' || info.state === 'resumable' || phase === 'ended' ? (info.state === 'resumable' ? 'resumable' : 'ended') : phase === 'working' ? 'generating' : phase === 'idle' ? 'idle' : info.state;
-  const facts = { state, support: info.steer ?? null, routed, steeringOn: store.steeringEnabled };
+  const facts = { state, support: info.steer ?? null, routed, steeringOn: store.steeringEnabled, held };
   const options = sendOptions(facts);
   const blocked = blockedReason(facts);
   const chosen = options.find((o) => o.delivery === choice) ?? options[0];

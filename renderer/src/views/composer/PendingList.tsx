@@ -72,12 +72,18 @@ function Item({ item, first, last, onMove, onSaved, onError }: { item: PendingIt
   );
 }
 
-/** The pending list of one session. */
-export function PendingList({ session }: { session: string }) {
+/** A session's pending list as the daemon last answered it (null until loaded), reloaded on every change of its stream. */
+export interface PendingState {
+  readonly list: Pending | null;
+  readonly setList: (list: Pending) => void;
+  readonly load: () => Promise<void>;
+}
+
+/** Loads and follows one session's pending list. */
+export function usePending(session: string): PendingState {
   const { api } = useConsole();
   const version = useStoreAreas('fleet', 'commands');
   const [list, setList] = useState<Pending | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const load = useCallback(async () => {
     const r = await api('GET /api/pending', { session });
     if (r.ok) setList(r.value);
@@ -85,6 +91,19 @@ export function PendingList({ session }: { session: string }) {
   useEffect(() => {
     void load();
   }, [load, version]);
+  return { list, setList, load };
+}
+
+/** The pending list of one session. */
+export function PendingList({ session }: { session: string }) {
+  return <PendingListOf session={session} pending={usePending(session)} />;
+}
+
+/** The pending list, from a state its caller shares (the launched composer reads the hold from it too). */
+export function PendingListOf({ session, pending }: { session: string; pending: PendingState }) {
+  const { api } = useConsole();
+  const { list, setList, load } = pending;
+  const [error, setError] = useState<string | null>(null);
 
   const items = list?.items ?? [];
   const move = async (index: number, delta: -1 | 1) => {

@@ -23,6 +23,8 @@ export interface ComposerFacts {
   readonly routed: boolean;
   /** The kill switch (`features.steering`). */
   readonly steeringOn: boolean | null;
+  /** The queue is held by the operator's Stop: how many messages it holds (absent or null: it flows). */
+  readonly held?: number | null;
 }
 
 /** Why nothing can be sent, or null when something can. */
@@ -37,6 +39,19 @@ export function blockedReason(f: ComposerFacts): string | null {
 /** The options, the first being the default. */
 export function sendOptions(f: ComposerFacts): SendOption[] {
   if (blockedReason(f)) return [];
+  const held = f.held ?? null;
+  if (held !== null) {
+    // The daemon sends the operator's next message ahead of the held queue and lifts the hold.
+    const rest = held === 0 ? '' : `; the ${held} held message${held === 1 ? '' : 's'} follow${held === 1 ? 's' : ''} it`;
+    if (f.state !== 'generating') {
+      return [{ delivery: 'queue', label: 'Send', says: `The queue is held by Stop: this goes first, starts the next turn now and lifts the hold${rest}.` }];
+    }
+    // The stopped turn is still ending: nothing joins it, so no Send now.
+    return [
+      { delivery: 'queue', label: 'Send next', says: `The queue is held by Stop: this goes first, as soon as the stopped turn ends, and lifts the hold${rest}.` },
+      { delivery: 'stop', label: 'Stop and send', says: 'Cancels the running turn (its work so far stays), then sends this as the next prompt and lifts the hold.' },
+    ];
+  }
   if (f.state !== 'generating') {
     return [{ delivery: 'queue', label: 'Send', says: 'The agent is idle: this starts its next turn now.' }];
   }

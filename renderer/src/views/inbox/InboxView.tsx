@@ -18,7 +18,7 @@ export function InboxView() {
       <div className="view-head">
         <div>
           <h1 className="view-title">Inbox</h1>
-          <p className="view-sub">Permission prompts and questions from every session. Answers reach the agent through its waiting hook.</p>
+          <p className="view-sub">Permission prompts and questions from every session. Your answer goes back to the agent that asked.</p>
         </div>
         {ask ? (
           <button type="button" className="btn btn-small" onClick={() => void Notification.requestPermission().then(() => setAsk(canAskForNotifications(connection.mode)))}>
@@ -28,7 +28,10 @@ export function InboxView() {
       </div>
       {open.length === 0 ? (
         <EmptyState title="Nothing needs you right now">
-          <p>When an agent asks for permission or a question and its hooks were installed with the permission loop, the request shows up here and in the session. Unanswered requests time out and the agent falls back to its own prompt.</p>
+          <p>
+            When an agent asks for permission or a question, the request shows up here and in its session (for a session seen through hooks, when its hooks were installed with the permission loop).
+            A request left unanswered for the permission hold (Settings) times out: a hook session's agent then asks in its own window, a launched agent's request is cancelled.
+          </p>
         </EmptyState>
       ) : (
         <section aria-label="Open requests" className="stack">

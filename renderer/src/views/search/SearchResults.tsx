@@ -5,9 +5,24 @@
  */
 import { useEffect, useState } from 'react';
 import type { SearchHit } from '../../../../common/api';
+import { isInstruct } from '../../model/event-types';
+import { isSendInput } from '../../model/input-items';
 import { snippetParts } from '../../model/stream-filter';
 import { useConsole } from '../../shell/console-context';
 import { dateTime, shortPath } from '../../ui/format';
+
+/** What kind of moment a hit is, in words (the event type stays in the tooltip). */
+export function hitKind(type: string): string {
+  if (type === 'run.started') return 'Prompt';
+  if (type === 'tool.requested') return 'Tool call';
+  if (type === 'tool.completed') return 'Tool result';
+  if (type === 'tool.failed') return 'Tool failed';
+  if (type.startsWith('attention.')) return 'Request';
+  if (/^x\.[a-z0-9_-]+\.message\.replied$/.test(type)) return 'Reply';
+  if (isInstruct(type)) return 'Instruction';
+  if (isSendInput(type)) return 'Message';
+  return type;
+}
 
 /** The hits of one query (within `session` when given). */
 export function SearchResults({ q, session, advanced = false, onOpen }: { q: string; session?: string; advanced?: boolean; onOpen: (hit: SearchHit) => void }) {
@@ -50,7 +65,7 @@ export function SearchResults({ q, session, advanced = false, onOpen }: { q: str
           <li key={`${h.session}\n${h.id}`}>
             <button type="button" className="search-hit" onClick={() => onOpen(h)} data-testid="search-hit" data-session={h.session} data-event={h.id}>
               <span className="small muted">
-                {dateTime(h.time)} · <span className="mono">{h.type}</span>
+                {dateTime(h.time)} · <span data-testid="hit-kind" title={h.type}>{hitKind(h.type)}</span>
                 {!session ? ` · ${cwdOf(h.session) ? shortPath(cwdOf(h.session)) : h.session.slice(0, 12)}` : ''}
               </span>
               <span className="search-snippet">

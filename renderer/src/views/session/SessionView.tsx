@@ -7,13 +7,13 @@ import { TimelineBuilder, type TimelineRow } from '../../model/timeline';
 import { useConsole, useStoreAreas } from '../../shell/console-context';
 import { navigate } from '../../shell/use-route';
 import { EmptyState } from '../../ui/EmptyState';
-import { count } from '../../ui/format';
+import { count, shortPath } from '../../ui/format';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { AttentionCard } from '../inbox/AttentionCard';
 import { PhaseBadge } from '../sessions/PhaseBadge';
 import { SteerabilityBadge } from '../sessions/SteerabilityBadge';
 import { InputList } from '../composer/InputList';
-import { LaunchedComposer } from '../composer/LaunchedComposer';
+import { LaunchedControls } from '../composer/LaunchedComposer';
 import { ClineComposer, ClineSteerBadge } from '../composer/ClineComposer';
 import { OpenHandsComposer, OpenHandsSteerBadge } from '../composer/OpenHandsComposer';
 import { PendingList } from '../composer/PendingList';
@@ -124,8 +124,12 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
                 {summaryRow.facts.title}
               </span>
             ) : null}
-            {summaryRow?.facts.title ? <span className="session-cwd">{agentName}</span> : agentName}
-            <span className="session-cwd mono" title={s?.cwd ?? undefined}>{s?.cwd ?? ''}</span>
+            {summaryRow?.facts.title ? <span className="session-cwd session-agent">{agentName}</span> : agentName}
+            {s?.cwd ? (
+              <span className="session-cwd mono" title={s.cwd}>
+                {shortPath(s.cwd)}
+              </span>
+            ) : null}
           </h1>
           <p className="view-sub">
             <span className="mono" title="Session id">{id}</span>
@@ -191,8 +195,7 @@ export function SessionView({ id, event }: { id: string; event?: string }) {
           ) : null}
           {launched ? (
             <>
-              <LaunchedComposer info={launched} />
-              <PendingList session={id} />
+              <LaunchedControls info={launched} />
               <section aria-label="Messages" className="stack">
                 <h2 className="section-title">Messages</h2>
                 <InputList session={id} />

@@ -1,6 +1,6 @@
 /** The live list of sessions across vendors. */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { VENDOR_NAMES } from '../../../../common/vendors';
+import { VENDOR_NAMES, isVendorId } from '../../../../common/vendors';
 import { formatCost, formatTokens } from '../../model/session-facts';
 import { type SessionPhase, type SessionRow } from '../../model/session-rows';
 import { useNow } from '../../ui/use-now';
@@ -18,6 +18,12 @@ import { SteerabilityBadge } from './SteerabilityBadge';
 type Show = 'live' | 'all';
 
 /** How long it has run, tool calls, turns and the tokens the agent reported. */
+/** The agent's product name (a launched session names its agent by vendor id), else the agent as reported. */
+function agentName(r: SessionRow): string {
+  if (r.summary.vendor) return VENDOR_NAMES[r.summary.vendor];
+  return isVendorId(r.summary.agent) ? VENDOR_NAMES[r.summary.agent] : r.summary.agent;
+}
+
 function SessionWork({ row, now }: { row: SessionRow; now: number }) {
   const end = row.phase === 'ended' ? Date.parse(row.lastActivity) : now;
   const ran = Math.max(0, end - Date.parse(row.summary.firstSeen));
@@ -189,10 +195,10 @@ export function SessionsView() {
                       e.stopPropagation();
                       lastOpened = r.summary.session;
                     }}>
-                      {r.facts.title ?? (r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent)}
+                      {r.facts.title ?? agentName(r)}
                     </a>
                     <div className="cell-sub" title={r.summary.session}>
-                      {r.facts.title ? `${r.summary.vendor ? VENDOR_NAMES[r.summary.vendor] : r.summary.agent} · ` : ''}
+                      {r.facts.title ? `${agentName(r)} · ` : ''}
                       {r.facts.model ? (
                         <>
                           <span className="mono" data-testid="session-model" title="The model the agent reported">{r.facts.model}</span>
