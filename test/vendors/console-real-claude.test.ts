@@ -118,7 +118,12 @@ describe('the real Claude Code in the console, with the wizard’s default hooks
     // The prompt the console sent starts one run of the same session, which ends.
     const second = await rig.c.waitEvent((e) => e.session === session && e.type === 'run.started' && e.run !== first.run, 'second run', 60_000);
     await rig.c.waitEvent((e) => e.run === second.run && TERMINAL.includes(String(e.type)), 'second run end', 150_000);
-    await page.locator('[data-testid=timeline-row]').filter({ hasText: text }).first().waitFor();
+    const rows = page.locator('[data-testid=timeline-row]');
+    await rows.filter({ hasText: text }).first().waitFor();
+    // The bridge's command list and its internal agents' empty stops are on the stream, and plumbing on screen.
+    expect(rig.c.types(session)).toEqual(expect.arrayContaining(['x.acp.available.commands.update', 'delegation.subagent.stopped']));
+    const shown = await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-type')));
+    expect(shown.filter((t) => t === 'x.acp.available.commands.update' || t === 'delegation.subagent.stopped' || /usage\.updated$/.test(String(t))), shown.join(',')).toEqual([]);
     await shootBothThemes(page, 'real-claude-launched-timeline');
 
     const listed = await sessionRows(page, session);
