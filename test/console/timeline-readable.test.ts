@@ -98,6 +98,17 @@ describe('the readable timeline', () => {
     expect(b.rows[0].plumbing).toBe(false);
   });
 
+  test('a tool call announced without its input is titled by the command a later update carries', () => {
+    const b = build([
+      ev('tool.requested', { subject: 'c9', data: { tool: { name: 'Terminal', call_id: 'c9' }, kind: 'execute', args_redacted: {} } }),
+      ev('x.acp.tool_call.update', { subject: 'c9', data: { args_digest: 'd', args_redacted: { command: 'echo one-session', description: 'probe' } } }),
+      ev('tool.completed', { subject: 'c9', data: { tool: { name: 'Bash', call_id: 'c9' }, result_redacted: { stdout: 'one-session' } } }),
+    ]);
+    const tools = b.rows.filter((r) => r.kind === 'tool');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatchObject({ title: '$ echo one-session', detail: 'Terminal', status: { tone: 'ok' } });
+  });
+
   test('tool rows are titled by the command without its shell wrapper, and open with their output', () => {
     const b = build([
       ev('tool.requested', { data: { tool: { name: "/bin/bash -lc 'ls -la src'", call_id: 'c1' }, kind: 'execute', args_redacted: { command: "/bin/bash -lc 'ls -la src'", cwd: '/w' } } }),

@@ -122,6 +122,8 @@ describe('the real Claude Code in the console, with the wizard’s default hooks
     await rows.filter({ hasText: text }).first().waitFor();
     // The bridge's command list and its internal agents' empty stops are on the stream, and plumbing on screen.
     expect(rig.c.types(session)).toEqual(expect.arrayContaining(['x.acp.available.commands.update', 'delegation.subagent.stopped']));
+    // The bridge announces the call with no input and sends the command after: the row reads the command.
+    expect(await rows.filter({ has: page.locator('.tl-title', { hasText: '$ echo one-session' }) }).count()).toBe(1);
     const shown = await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-type')));
     expect(shown.filter((t) => t === 'x.acp.available.commands.update' || t === 'delegation.subagent.stopped' || /usage\.updated$/.test(String(t))), shown.join(',')).toEqual([]);
     await shootBothThemes(page, 'real-claude-launched-timeline');

@@ -279,6 +279,14 @@ export class TimelineBuilder {
       }
       return;
     }
+    if (t === 'x.acp.tool_call.update' && e.subject) {
+      // The input of a call announced without it: its row is titled by the command it runs.
+      const r = this.toolsById.get(e.subject);
+      if (r && toolCommand(r.events[0]) === undefined && toolCommand(e) !== undefined) {
+        r.title = toolTitle(e);
+        r.detail = toolName(r.events[0]);
+      }
+    }
     if (t === 'attention.requested') {
       const kind = dataString(e, 'kind') ?? 'other';
       const r = row(e, 'attention', 'attention', `${kind[0].toUpperCase()}${kind.slice(1)} request`, oneLine(dataString(e, 'prompt')), { tone: 'warn', label: 'waiting for an answer' });
