@@ -38,7 +38,7 @@ describe('the readable timeline', () => {
     expect(b.rows.find((r) => r.kind === 'prompt')?.detail).toBe('Add a dark theme toggle');
   });
 
-  test("replies are text rows; usage, status pings, acks, run-scoped cancels and empty subagent stops are plumbing; usage is the turn's token count", () => {
+  test("replies are text rows; usage, status pings, acks, command lists, run-scoped cancels and empty subagent stops are plumbing; usage is the turn's token count", () => {
     const b = build([
       ev('run.started', { data: { prompt: 'fix it' } }),
       ev('x.acp.usage.updated', { data: { 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 10 } }),
@@ -46,6 +46,8 @@ describe('the readable timeline', () => {
       ev('x.acp.session.info.update', { data: {} }),
       ev('progress.status', { data: { message: 'thinking' } }),
       ev('delegation.subagent.stopped', { data: {} }),
+      ev('delegation.subagent.stopped', { data: { agent_type: '' } }),
+      ev('x.acp.available.commands.update', { data: {} }),
       ev('control.cancel', { data: { scope: 'run' } }),
       ev('control.accepted', { cause: 'nothing-known' }),
       ev('run.finished', {}),
@@ -66,6 +68,8 @@ describe('the readable timeline', () => {
       'x.acp.session.info.update',
       'progress.status',
       'delegation.subagent.stopped',
+      'delegation.subagent.stopped',
+      'x.acp.available.commands.update',
       'control.cancel',
       'control.accepted',
       'x.claude-code.usage.reported',
@@ -92,6 +96,17 @@ describe('the readable timeline', () => {
   test('a subagent stop that says something is no plumbing', () => {
     const b = build([ev('delegation.subagent.stopped', { data: { agent_type: 'Explore', summary: 'found it' } })]);
     expect(b.rows[0].plumbing).toBe(false);
+  });
+
+  test('a tool call announced without its input is titled by the command a later update carries', () => {
+    const b = build([
+      ev('tool.requested', { subject: 'c9', data: { tool: { name: 'Terminal', call_id: 'c9' }, kind: 'execute', args_redacted: {} } }),
+      ev('x.acp.tool_call.update', { subject: 'c9', data: { args_digest: 'd', args_redacted: { command: 'echo one-session', description: 'probe' } } }),
+      ev('tool.completed', { subject: 'c9', data: { tool: { name: 'Bash', call_id: 'c9' }, result_redacted: { stdout: 'one-session' } } }),
+    ]);
+    const tools = b.rows.filter((r) => r.kind === 'tool');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatchObject({ title: '$ echo one-session', detail: 'Terminal', status: { tone: 'ok' } });
   });
 
   test('tool rows are titled by the command without its shell wrapper, and open with their output', () => {

@@ -4,6 +4,9 @@ import type { LaunchRig } from './launch-rig';
 
 type Json = Record<string, unknown>;
 
+/** The senders of the operator's commands: the tests' consumer and the console (renderer/src/model/command-sender.ts). */
+const OPERATORS = new Set(['operator', 'aep-companion-console']);
+
 /**
  * The user's hooks really saw the session (the registry holds their sighting beside the launch
  * host's ownership), and yet it is one session row, one roster entry, one `session.started`, one
@@ -28,7 +31,7 @@ export async function expectOneSession(rig: LaunchRig, session: string, options:
   const events = rig.c.of(session);
   expect(events.filter((e) => e.type === 'session.started'), types).toHaveLength(1);
   // Every event but the operator's own commands comes from the one owning emitter.
-  const emitted = events.filter((e) => e.agent !== 'operator');
+  const emitted = events.filter((e) => !OPERATORS.has(String(e.agent)));
   expect(new Set(emitted.map((e) => `${String(e.agent)} ${String(e.source)}`)), types).toEqual(new Set([`${String(emitted[0]?.agent)} ${String(emitted[0]?.source)}`]));
   expect(String(emitted[0]?.source)).toContain('/launched/');
   const calls = new Map<string, string[]>();

@@ -13,6 +13,14 @@ import { compact } from '../vendors/payload-fields';
 import type { MappedEvent, MappingContext } from '../vendors/types';
 import type { AgentUpdate, PermissionAsk, TurnEnd } from './driver';
 
+/** A tool call the mapping saw requested. */
+interface ToolSeen {
+  name: string;
+  input: unknown;
+  settled: boolean;
+  run?: string | null;
+}
+
 /** What the mapping remembers between moments of one session. */
 export interface TurnMappingState {
   /** The open run (one prompt turn), or null between turns. */
@@ -21,7 +29,7 @@ export interface TurnMappingState {
    * Tool calls seen: call id → the title and input they were requested with, and the run that
    * requested them (background work keeps its run after a fold or a deferred hand-off).
    */
-  readonly tools: Map<string, { name: string; input: unknown; settled: boolean; run?: string | null }>;
+  readonly tools: Map<string, ToolSeen>;
   /** Assistant text of the open run (joined chunks), for `run.finished.summary` at the capture ceiling. */
   text: string;
   /** Usage the agent reported during the open run (last `usage_update`). */
@@ -92,8 +100,9 @@ export function mapUpdate(update: AgentUpdate, state: TurnMappingState, context:
       const known = state.tools.get(id);
       if (known && str(update['title']) !== undefined && !known.settled) known.name = str(update['title']) as string;
       if (status === 'completed' || status === 'failed') return toolOutcome(update, state, context);
-      if (status === undefined) return [];
-      return [mapped('x.acp.tool_call.update', context, { status }, { subject: id, run: known?.run ?? run })];
+      const input = lateInput(update, known, context);
+      if (status === undefined && input === undefined) return [];
+      return [mapped('x.acp.tool_call.update', context, compact({ status, ...input }), { subject: id, run: known?.run ?? run })];
     }
     case 'plan': {
       const entries = Array.isArray(update['entries']) ? (update['entries'] as Record<string, unknown>[]) : [];
@@ -120,6 +129,22 @@ export function mapUpdate(update: AgentUpdate, state: TurnMappingState, context:
     default:
       return [mapped(machineryType(update.sessionUpdate), context, {}, { run })];
   }
+}
+
+const isEmptyObject = (v: unknown): boolean => typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+
+/**
+ * The input of a call announced without it (Claude Code's bridge sends `rawInput: {}` with the
+ * `tool_call` and the command in a later update), gated like `tool.requested`'s; undefined when
+ * the update brings none or the call already had its input.
+ */
+function lateInput(update: AgentUpdate, known: ToolSeen | undefined, context: MappingContext): Record<string, unknown> | undefined {
+  const input = update['rawInput'];
+  if (!known || known.settled || (known.input !== undefined && !isEmptyObject(known.input))) return undefined;
+  if (typeof input !== 'object' || input === null || isEmptyObject(input)) return undefined;
+  known.input = input;
+  const gate = gateFor('tool.requested', context);
+  return compact({ args_digest: gate.digest(input), args_redacted: gate.allows('full') ? undefined : gate.redacted(input), args: gate.full(input) });
 }
 
 function toolOutcome(update: AgentUpdate, state: TurnMappingState, context: MappingContext): MappedEvent[] {

@@ -103,14 +103,15 @@ function toolDetail(e: AepEvent): string {
   return name === command || unwrapShell(name) === command ? '' : name;
 }
 
-/** Usage updates, acks and status pings: plumbing, shown only with the details toggle. */
-const PLUMBING = /^(x\.[a-z0-9_-]+\.(usage\.(updated|reported)|session\.info\.update|tool_call\.update|plan\.updated|input\.(sent|received|admitted|settled))|progress\.status|agent\.heartbeat|control\.accepted)$/;
+/** Usage updates, acks, status pings and the agent's command list: plumbing, shown only with the details toggle. */
+const PLUMBING = /^(x\.[a-z0-9_-]+\.(usage\.(updated|reported)|session\.info\.update|available\.commands\.update|tool_call\.update|plan\.updated|input\.(sent|received|admitted|settled))|progress\.status|agent\.heartbeat|control\.accepted)$/;
 
 /** True for an event that is plumbing whatever its data. */
 function isPlumbing(e: AepEvent): boolean {
   if (PLUMBING.test(e.type)) return true;
   if (e.type === 'control.cancel' && e.data?.scope === 'run') return true;
-  return e.type === 'delegation.subagent.stopped' && (e.data === undefined || Object.keys(e.data).filter((k) => k !== 'agent_id' && k !== 'subagent').length === 0);
+  // A subagent stop saying nothing (Claude Code sends `agent_type: ""` for its own internal agents) is plumbing.
+  return e.type === 'delegation.subagent.stopped' && (e.data === undefined || Object.entries(e.data).filter(([k, v]) => k !== 'agent_id' && k !== 'subagent' && v !== '' && v !== null).length === 0);
 }
 
 /** The tokens an event reports: per response (added up) or as a running total (kept). */
@@ -289,6 +290,14 @@ export class TimelineBuilder {
         r.status = { tone: 'warn', label: `denied by ${dataString(e, 'by') ?? 'policy'}` };
       }
       return;
+    }
+    if (t === 'x.acp.tool_call.update' && e.subject) {
+      // The input of a call announced without it: its row is titled by the command it runs.
+      const r = this.toolsById.get(e.subject);
+      if (r && toolCommand(r.events[0]) === undefined && toolCommand(e) !== undefined) {
+        r.title = toolTitle(e);
+        r.detail = toolName(r.events[0]);
+      }
     }
     if (t === 'attention.requested') {
       const kind = dataString(e, 'kind') ?? 'other';

@@ -98,3 +98,35 @@ describe('acp.json mapping cases', () => {
     expect(card.data).toMatchObject({ prompt: 'Permission requested: execute', options: [{ id: 'allow_once', label: 'allow_once' }, { id: 'reject_once', label: 'reject_once' }] });
   });
 });
+
+describe('a tool call announced without its input', () => {
+  it('carries the input once, on x.acp.tool_call.update, gated like the request (Claude Code sends `rawInput: {}` first)', () => {
+    for (const [ceiling, want] of [
+      ['redacted', { args_redacted: { command: 'echo hi' } }],
+      ['metadata', {}],
+    ] as const) {
+      const state = newTurnMappingState();
+      state.run = 'r';
+      const at: MappingContext = { ...context, capture: { default: ceiling, attention: 'redacted' } };
+      const [requested] = mapUpdate({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Terminal', kind: 'execute', status: 'pending', rawInput: {} }, state, at);
+      expect(requested.data).not.toHaveProperty('args_redacted.command');
+      const late = mapUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't1', title: 'echo hi', rawInput: { command: 'echo hi' } }, state, at);
+      expect(late).toHaveLength(1);
+      expect(late[0]).toMatchObject({ type: 'x.acp.tool_call.update', subject: 't1' });
+      expect(late[0].data).toEqual({ args_digest: expect.any(String), ...want });
+      const [stamped] = emitter.stampMapped('sess_1', late);
+      const valid = validateEvent(stamped);
+      expect(valid.ok, valid.ok ? '' : valid.error.message).toBe(true);
+      // Said once: a repeat of the same input, or an update with none, adds nothing.
+      expect(mapUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't1', rawInput: { command: 'echo hi' } }, state, at)).toEqual([]);
+      expect(mapUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't1', content: [] }, state, at)).toEqual([]);
+    }
+  });
+
+  it('adds nothing for a call requested with its input', () => {
+    const state = newTurnMappingState();
+    state.run = 'r';
+    mapUpdate({ sessionUpdate: 'tool_call', toolCallId: 't2', title: 'run tests', status: 'pending', rawInput: { command: 'npm test' } }, state, context);
+    expect(mapUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't2', rawInput: { command: 'npm test -- -u' } }, state, context)).toEqual([]);
+  });
+});
