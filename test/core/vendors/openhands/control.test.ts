@@ -68,7 +68,8 @@ describe('send_input', () => {
     const outcome = await pending;
     expect(outcome.message.split('\n').at(-1)).toBe('steered');
     expect(outcome.code).toBe(0);
-    const settled = sessionEvents(rig.c, id).find((e) => e.type === 'x.openhands.input.settled')!;
+    // The CLI heard the settlement on its own socket; this consumer hears it on its own.
+    const settled = await rig.c.event((e) => e.session === id && e.type === 'x.openhands.input.settled');
     expect(settled.cause).toBe(outcome.commandId);
     // One run only: the message joined the running one.
     expect(rig.stub.conv(id).status).toBe('running');
