@@ -10,7 +10,9 @@
  *    node:http echo that parses the same bodies.
  * 3. Resident memory idle (target ≤ 80 MiB) and after 10,000 hooks (target ≤ 1.5× the echo's
  *    after the same 10,000 requests).
- * 4. CPU used while idle over BENCH_IDLE_SECONDS (60) seconds (target ≤ 0.2 %), the echo's beside it.
+ * 4. CPU used while idle over BENCH_IDLE_SECONDS (60) seconds (target ≤ 0.2 %), the echo's beside it,
+ *    once both have settled for BENCH_SETTLE_SECONDS (35): start-up's own work (V8 finishing its
+ *    compilation, retention's first sweep 30 s after start) is not idling.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ const LOAD = Number(process.env.BENCH_HOOK_REQUESTS ?? 10_000);
 const WARM = Number(process.env.BENCH_HOOK_WARM ?? 2_000);
 const SHIM_RUNS = Number(process.env.BENCH_SHIM_RUNS ?? 20);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 35);
 
 const ECHO = `
 const http = require('node:http');
@@ -252,8 +255,8 @@ const round = (n: number): number => Number(n.toFixed(3));
 const echo = await startEcho();
 const daemon = await startBenchDaemon();
 try {
-  // Idle first: memory and CPU of a daemon (and an echo) that started and serve nobody yet.
-  await sleep(2_000);
+  // Idle first: memory and CPU of a daemon (and an echo) that started, settled and serve nobody yet.
+  await sleep(SETTLE_SECONDS * 1000);
   const idle = { daemon: daemon.rssMiB(), echo: echo.rssMiB() };
   const [daemonIdleCpu, echoIdleCpu] = await Promise.all([
     idleCpu(daemon.child.pid, IDLE_SECONDS),

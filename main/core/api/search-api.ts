@@ -63,10 +63,12 @@ export function parseSearchQuery(raw: unknown): Result<SearchQuery> {
 
 /** The search route and the indexer behind it; `close` stops the indexer. */
 export function startSearch(
-  ctx: Pick<DaemonContext, 'db'>,
+  ctx: Pick<DaemonContext, 'db' | 'relay'>,
   options: SearchIndexerOptions = {},
 ): { handlers: ApiHandlers; indexer: SearchIndexer; close: () => void } {
   const indexer = new SearchIndexer(ctx.db, options);
+  // Indexing follows what is stored: a burst of events wakes one background run; an idle daemon runs none.
+  const unsubscribe = ctx.relay.onAdmitted(() => indexer.wake());
   const search = new EventSearch(ctx.db);
   const handlers: ApiHandlers = {
     'GET /api/search': {
@@ -90,5 +92,12 @@ export function startSearch(
       },
     },
   };
-  return { handlers, indexer, close: () => indexer.close() };
+  return {
+    handlers,
+    indexer,
+    close: () => {
+      unsubscribe();
+      indexer.close();
+    },
+  };
 }

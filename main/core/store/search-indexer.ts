@@ -20,7 +20,11 @@ import { searchBody, sessionTokenSql } from './migrations/0090-event-search';
 export interface SearchIndexerOptions {
   /** Most events indexed per transaction (default 256; background batches shrink to the time budget). */
   readonly batch?: number;
-  /** Time between background runs (default 250 ms); 0 disables the timer (tests drive it). */
+  /**
+   * How long after being woken (events were stored) a background run starts (default 250 ms), so
+   * one run takes a burst; nothing runs while no event comes. 0 disables background runs (tests
+   * drive them).
+   */
   readonly everyMs?: number;
   readonly onError?: (error: unknown) => void;
   /** The clock batches are timed with (ms; default `performance.now`; tests pass their own). */
@@ -46,7 +50,9 @@ export class SearchIndexer {
   private readonly batch: number;
   private readonly highestStmt: Statement<[]>;
   private readonly indexStmt: Statement<[number, number]>;
-  private readonly timer: NodeJS.Timeout | null;
+  private readonly every: number;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
   private running: Promise<number> | null = null;
   /** The background batch size now, between MIN_BATCH and `batch` (see the time budget above). */
   private size: number;
@@ -65,9 +71,19 @@ export class SearchIndexer {
        SELECT n, ${sessionTokenSql('events.session')}, ${searchBody('events.json')}
        FROM events WHERE n > ? ORDER BY n LIMIT ?`,
     );
-    const every = options.everyMs ?? 250;
-    this.timer = every > 0 ? setInterval(() => void this.run(), every) : null;
-    this.timer?.unref();
+    this.every = options.everyMs ?? 250;
+    // What was stored before this start (and not yet indexed) is indexed in the first run.
+    this.wake();
+  }
+
+  /** Asks for a background run `everyMs` from now unless one is asked for already (events were stored). */
+  wake(): void {
+    if (this.every <= 0 || this.timer !== null || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.run();
+    }, this.every);
+    this.timer.unref();
   }
 
   /** Indexes one batch of at most `limit` events now; returns how many it indexed (0 when caught up). */
@@ -122,8 +138,10 @@ export class SearchIndexer {
     }
   }
 
-  /** Stops the background timer. */
+  /** Stops background runs. */
   close(): void {
-    if (this.timer !== null) clearInterval(this.timer);
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 }

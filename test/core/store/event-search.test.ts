@@ -228,4 +228,32 @@ describe('event search index', () => {
       expect(search.search({ q: w, limit: 10 }).hits.length, w).toBeGreaterThan(0);
     expect(textQuery('steer-probe "two words" x*')).toBe('"steer-probe" "two words" "x" *');
   });
+
+  it('runs in the background only when woken by stored events: an idle indexer asks for no run', async () => {
+    t = tempDir();
+    db = openDb(t.file());
+    const store = new EventStore(db, { maxEventsPerSession: 1_000 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval'] });
+    try {
+      const indexer = new SearchIndexer(db, { everyMs: 250 });
+      const step = vi.spyOn(indexer, 'step');
+      // The start asks for one run (what an earlier start stored); then nothing, however long.
+      vi.advanceTimersByTime(250);
+      expect(step).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(60_000);
+      expect(step).toHaveBeenCalledTimes(1);
+      await store.admit(items(event({ session: 's', seq: 1, epoch: 0, data: { message: 'woken by this' } })));
+      indexer.wake();
+      indexer.wake();
+      vi.advanceTimersByTime(250);
+      expect(step).toHaveBeenCalledTimes(2);
+      expect(new EventSearch(db).search({ q: 'woken', limit: 5 }).hits).toHaveLength(1);
+      indexer.close();
+      indexer.wake();
+      vi.advanceTimersByTime(60_000);
+      expect(step).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
