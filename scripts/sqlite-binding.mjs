@@ -10,7 +10,7 @@
 // node-gyp from electronjs.org; a Node from npm (`node-<platform>-<arch>`) carries its own. The
 // sources are copied to a scratch folder, so node_modules/better-sqlite3/build is never touched.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -157,6 +157,9 @@ async function build(pkgDir, headers, file) {
     mkdirSync(scratch, { recursive: true });
     for (const part of ['binding.gyp', 'src', 'deps'])
       cpSync(join(pkgDir, part), join(scratch, part), { recursive: true });
+    // The build runs better-sqlite3's own CommonJS helper scripts: outside node_modules a package.json
+    // above the scratch folder (this repository's, "type": "module") would make Node read them as ES modules.
+    writeFileSync(join(scratch, 'package.json'), '{"type":"commonjs"}\n');
     const jobs = String(Math.max(1, availableParallelism()));
     // npm_config_nodedir too: under `npm start` npm exports the user's own nodedir setting.
     const r = await nodeGyp(
