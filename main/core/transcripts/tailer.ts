@@ -30,6 +30,11 @@ export interface TailerLimits {
   readonly maxFiles: number;
   /** Refused paths remembered (each audited once per vendor). Default 1,000. */
   readonly maxRefused: number;
+  /**
+   * A session's file is read once more this long after a hook's read (ms; default 1,000): an agent
+   * may write its last lines (the reply after its final hook) when no further hook comes.
+   */
+  readonly settleMs: number;
 }
 
 export const DEFAULT_TAILER_LIMITS: TailerLimits = {
@@ -38,6 +43,7 @@ export const DEFAULT_TAILER_LIMITS: TailerLimits = {
   firstWindowBytes: 4 * 1024 * 1024,
   maxFiles: 1_000,
   maxRefused: 1_000,
+  settleMs: 1_000,
 };
 
 /** What the tailer is built from. */
@@ -102,6 +108,8 @@ export class TranscriptTailer {
   private readonly files = new Map<string, FileState>();
   private readonly lanes = new Map<string, Lane>();
   private readonly refusedPaths = new Set<string>();
+  /** The settle read asked for per session (see `TailerLimits.settleMs`). */
+  private readonly settles = new Map<string, NodeJS.Timeout>();
   private readonly limits: TailerLimits;
   private readonly positions: PositionStore;
   private closed = false;
@@ -115,7 +123,7 @@ export class TranscriptTailer {
    * A hook call of `session` named `path` as its transcript: the file is read after this returns
    * (never while the hook waits). Anything but a path inside the vendor's directories is refused.
    */
-  observe(vendor: VendorId, session: string, path: unknown, run: string | null = null): void {
+  observe(vendor: VendorId, session: string, path: unknown, run: string | null = null, settling = false): void {
     if (this.closed || path === undefined || path === null || !this.deps.enabled()) return;
     const format = this.deps.format(vendor);
     if (format === undefined) return;
@@ -148,7 +156,20 @@ export class TranscriptTailer {
       .finally(() => {
         current.running = null;
         if (this.lanes.get(key) === current) this.lanes.delete(key);
+        if (!settling) this.settleLater(key, vendor, session, current.path, current.run);
       });
+  }
+
+  /** Reads the session's file once more in a moment (the lines an agent writes after its last hook). */
+  private settleLater(key: string, vendor: VendorId, session: string, path: string, run: string | null): void {
+    if (this.closed || this.limits.settleMs <= 0) return;
+    clearTimeout(this.settles.get(key));
+    const timer = setTimeout(() => {
+      this.settles.delete(key);
+      this.observe(vendor, session, path, run, true);
+    }, this.limits.settleMs);
+    timer.unref();
+    this.settles.set(key, timer);
   }
 
   /** Resolves once no read is under way (shutdown, tests). */
@@ -163,6 +184,8 @@ export class TranscriptTailer {
   /** Stops taking new reads; resolves once those under way are done. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.settles.values()) clearTimeout(timer);
+    this.settles.clear();
     await this.idle();
   }
 

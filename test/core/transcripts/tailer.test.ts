@@ -68,7 +68,8 @@ async function rig(): Promise<Rig> {
         },
         refused: (_v, session, path, reason) => r.refusals.push({ session, path, reason }),
         logger: createLogger('test'),
-        limits,
+        // The settle read is off unless a test asks for it.
+        limits: { settleMs: 0, ...limits },
         positions,
       }),
     observe: async (t, path = r.file) => {
@@ -216,5 +217,18 @@ describe('the transcript tailer', () => {
     t.observe('claude-code', SESSION, r.file);
     await t.idle();
     expect(r.runs).toEqual(['r1', null]);
+  });
+
+  it('reads the file once more a moment after a hook: the reply an agent writes after its last hook arrives too', async () => {
+    const r = await rig();
+    await writeFile(r.file, assistantLine('m1', 'first reply'));
+    const t = r.tailer({ settleMs: 20 });
+    await r.observe(t);
+    expect(r.replies()).toEqual(['first reply']);
+    // Written after the last hook's read; no hook follows.
+    await appendFile(r.file, assistantLine('m2', 'the last reply'));
+    while (r.replies().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(r.replies()).toEqual(['first reply', 'the last reply']);
+    await t.close();
   });
 });
